@@ -1,0 +1,117 @@
+"""The game snapshot: one frozen value holding everything about a game.
+
+``cells`` holds the player's view, one ASCII character per cell (the board
+characters of the design), so the view needs no computing and can never show
+more than the player may see. The mines live apart in ``layout``, a packed bit
+set that stays empty until the first reveal places them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .settings import FirstClick, PresetName
+
+Status = Literal["ready", "playing", "won", "lost"]
+Action = Literal["reveal", "flag", "chord"]
+Mark = Literal["flag", "question", "none"]
+
+HIDDEN = ord("#")
+FLAG = ord("F")
+QUESTION = ord("?")
+MINE = ord("*")
+EXPLODED = ord("X")
+WRONG_FLAG = ord("!")
+ZERO = ord("0")
+
+FINISHED: frozenset[Status] = frozenset({"won", "lost"})
+
+
+class Clicks(msgspec.Struct, frozen=True, array_like=True):
+    """Clicks by kind, no-ops included; ``useful`` counts the ones that changed the board."""
+
+    reveal: int = 0
+    flag: int = 0
+    chord: int = 0
+    useful: int = 0
+    hints: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.reveal + self.flag + self.chord
+
+
+class Game(msgspec.Struct, frozen=True, array_like=True):
+    version: int
+    width: int
+    height: int
+    mines: int
+    preset: PresetName | None
+    first_click: FirstClick
+    no_guess: bool
+    question_marks: bool
+    seed: int
+    created_at: int
+    cells: bytes
+    status: Status = "ready"
+    layout: bytes = b""
+    # Kept as counters so a move never scans the board to answer "won?" or "mines left".
+    flags: int = 0
+    hidden_safe: int = 0
+    bbbv: int = 0
+    started_at: int | None = None
+    ended_at: int | None = None
+    paused_at: int | None = None
+    paused_ms: int = 0
+    clicks: Clicks = Clicks()
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    @property
+    def mines_left(self) -> int:
+        return self.mines - self.flags
+
+    @property
+    def placed(self) -> bool:
+        return bool(self.layout)
+
+    def is_mine(self, index: int) -> bool:
+        return bool(self.layout[index >> 3] >> (7 - (index & 7)) & 1)
+
+    def board(self) -> list[str]:
+        """The player's view: one string per row."""
+        w = self.width
+        text = self.cells.decode("ascii")
+        return [text[y * w : (y + 1) * w] for y in range(self.height)]
+
+    def elapsed_ms(self, now_ms: int) -> int:
+        if self.started_at is None:
+            return 0
+        end = self.ended_at if self.ended_at is not None else now_ms
+        pause = self.paused_ms
+        if self.paused_at is not None and self.ended_at is None:
+            pause += now_ms - self.paused_at
+        return max(0, end - self.started_at - pause)
+
+    def neighbours(self, index: int) -> list[int]:
+        w, h = self.width, self.height
+        y, x = divmod(index, w)
+        out = []
+        for ny in range(max(0, y - 1), min(h, y + 2)):
+            row = ny * w
+            for nx in range(max(0, x - 1), min(w, x + 2)):
+                if nx != x or ny != y:
+                    out.append(row + nx)
+        return out
+
+    def count(self, index: int) -> int:
+        """Mines around a cell (the layout must be placed)."""
+        return sum(self.is_mine(n) for n in self.neighbours(index))

@@ -1,0 +1,259 @@
+"""The rules: pure transitions ``(game, move, now_ms) -> (game', cells)``.
+
+A move never mutates its input. ``cells`` lists ``(x, y, char)`` for every cell
+whose view changed; an empty list means the move changed nothing, and then the
+version stays the same (only the click counters move on).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+import numpy as np
+
+from . import grid
+from .errors import GameOver, GamePaused, InvalidMove, InvalidSettings
+from .game import (
+    EXPLODED,
+    FLAG,
+    HIDDEN,
+    MINE,
+    QUESTION,
+    WRONG_FLAG,
+    ZERO,
+    Action,
+    Clicks,
+    Game,
+    Mark,
+)
+from .placement import place, start_area
+from .settings import FirstClick, Settings
+
+Cell = tuple[int, int, str]
+
+
+class Move(msgspec.Struct, frozen=True):
+    action: Action
+    x: int
+    y: int
+    mark: Mark | None = None
+
+
+def new_game(
+    settings: Settings,
+    *,
+    seed: int,
+    now_ms: int,
+    first_click: FirstClick = "zero",
+    no_guess: bool = False,
+    question_marks: bool = False,
+) -> Game:
+    if no_guess and first_click != "zero":
+        raise InvalidSettings("no_guess boards start with an opening: use first_click 'zero'")
+    if no_guess:
+        from .noguess import check_settings
+
+        check_settings(settings.width, settings.height, settings.mines)
+    w, h, m = settings.width, settings.height, settings.mines
+    game = Game(
+        version=0,
+        width=w,
+        height=h,
+        mines=m,
+        preset=settings.preset,
+        first_click=first_click,
+        no_guess=no_guess,
+        question_marks=question_marks,
+        seed=seed,
+        created_at=now_ms,
+        cells=bytes([HIDDEN]) * (w * h),
+        hidden_safe=w * h - m,
+    )
+    if first_click == "none":
+        game = _with_layout(game, place(w, h, m, seed))
+    return game
+
+
+def _with_layout(game: Game, mines: grid.Bools) -> Game:
+    return msgspec.structs.replace(game, layout=grid.pack(mines), bbbv=grid.bbbv(mines))
+
+
+def _place_for(game: Game, start: int) -> Game:
+    if game.no_guess:
+        from .noguess import generate
+
+        y, x = divmod(start, game.width)
+        mines = generate(game.width, game.height, game.mines, x, y, game.seed)
+    else:
+        keep_free = start_area(game.width, game.height, start, game.first_click)
+        mines = place(game.width, game.height, game.mines, game.seed, keep_free)
+    return _with_layout(game, mines)
+
+
+def _index(game: Game, x: int, y: int) -> int:
+    if not (0 <= x < game.width and 0 <= y < game.height):
+        raise InvalidMove(
+            f"cell ({x}, {y}) is off the {game.width}x{game.height} board"
+        )
+    return y * game.width + x
+
+
+def _check_playable(game: Game) -> None:
+    if game.finished:
+        raise GameOver(f"the game is {game.status}")
+    if game.paused:
+        raise GamePaused("the game is paused; resume it first")
+
+
+def _count(game: Game, kind: Literal["reveal", "flag", "chord"]) -> Clicks:
+    c = game.clicks
+    return msgspec.structs.replace(c, **{kind: getattr(c, kind) + 1})
+
+
+def _useful(clicks: Clicks) -> Clicks:
+    return msgspec.structs.replace(clicks, useful=clicks.useful + 1)
+
+
+def _commit(game: Game, cells: bytes, clicks: Clicks, **changes: object) -> Game:
+    return msgspec.structs.replace(
+        game, version=game.version + 1, cells=cells, clicks=_useful(clicks), **changes
+    )
+
+
+def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int]) -> bytes:
+    """The board at the end: on a win every mine is flagged; on a loss mines,
+    exploded mines and wrong flags show."""
+    flat = mines.ravel()
+    view = np.frombuffer(cells, dtype=np.uint8).copy()
+    if exploded:
+        view[flat & (view != FLAG)] = MINE
+        view[~flat & (view == FLAG)] = WRONG_FLAG
+        view[exploded] = EXPLODED
+    else:
+        view[flat] = FLAG
+    return view.tobytes()
+
+
+def _open(
+    game: Game, targets: list[int], now_ms: int, clicks: Clicks, started_at: int | None
+) -> tuple[Game, list[Cell]]:
+    """Open ``targets`` (hidden, unmarked cells): shared by reveal and chord."""
+    w = game.width
+    exploded = [t for t in targets if game.is_mine(t)]
+    safe = [t for t in targets if not game.is_mine(t)]
+    before = game.cells
+    lone = len(safe) == 1 and not exploded and game.count(safe[0]) > 0
+    mines = None if lone else grid.unpack(game.layout, w, game.height)
+    if lone:
+        # The common case, a lone number, needs no whole-board work.
+        i = safe[0]
+        after = bytearray(before)
+        after[i] = ZERO + game.count(i)
+        cells = bytes(after)
+        opened = 1
+    elif safe:
+        assert mines is not None
+        view = np.frombuffer(before, dtype=np.uint8)
+        new_view = grid.open_from(view, mines, safe)
+        opened = int(np.count_nonzero(new_view != view))
+        cells = new_view.tobytes()
+    else:
+        cells, opened = before, 0
+    hidden_safe = game.hidden_safe - opened
+    changes: dict[str, object] = {"status": "playing", "started_at": started_at}
+    if exploded or hidden_safe == 0:
+        if mines is None:
+            mines = grid.unpack(game.layout, w, game.height)
+        cells = _end_view(cells, mines, exploded)
+        changes.update(status="lost" if exploded else "won", ended_at=now_ms)
+        if not exploded:
+            changes["flags"] = game.mines
+    new = _commit(game, cells, clicks, hidden_safe=hidden_safe, **changes)
+    if lone and "ended_at" not in changes:
+        i = safe[0]
+        return new, [(i % w, i // w, chr(cells[i]))]
+    return new, grid.changed(before, cells, w)
+
+
+def reveal(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
+    i = _index(game, x, y)
+    _check_playable(game)
+    clicks = _count(game, "reveal")
+    if game.cells[i] != HIDDEN:
+        return msgspec.structs.replace(game, clicks=clicks), []
+    started_at = game.started_at if game.started_at is not None else now_ms
+    if not game.placed:
+        game = _place_for(game, i)
+    return _open(game, [i], now_ms, clicks, started_at)
+
+
+_CYCLE = {HIDDEN: FLAG, FLAG: QUESTION, QUESTION: HIDDEN}
+_CYCLE_NO_QUESTION = {HIDDEN: FLAG, FLAG: HIDDEN, QUESTION: HIDDEN}
+_MARKS = {"flag": FLAG, "question": QUESTION, "none": HIDDEN}
+
+
+def flag(
+    game: Game, x: int, y: int, now_ms: int, mark: Mark | None = None
+) -> tuple[Game, list[Cell]]:
+    i = _index(game, x, y)
+    if mark == "question" and not game.question_marks:
+        raise InvalidMove("this game was created without question marks")
+    _check_playable(game)
+    clicks = _count(game, "flag")
+    current = game.cells[i]
+    if current not in _CYCLE:
+        return msgspec.structs.replace(game, clicks=clicks), []
+    if mark is None:
+        target = (_CYCLE if game.question_marks else _CYCLE_NO_QUESTION)[current]
+    else:
+        target = _MARKS[mark]
+    if target == current:
+        return msgspec.structs.replace(game, clicks=clicks), []
+    flags = game.flags + (target == FLAG) - (current == FLAG)
+    after = bytearray(game.cells)
+    after[i] = target
+    new = _commit(game, bytes(after), clicks, flags=flags)
+    return new, [(x, y, chr(target))]
+
+
+def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
+    i = _index(game, x, y)
+    _check_playable(game)
+    clicks = _count(game, "chord")
+    unchanged = msgspec.structs.replace(game, clicks=clicks), []
+    number = game.cells[i] - ZERO
+    if not 1 <= number <= 8:
+        return unchanged
+    around = game.neighbours(i)
+    if sum(1 for n in around if game.cells[n] == FLAG) != number:
+        return unchanged
+    targets = [n for n in around if game.cells[n] == HIDDEN]
+    if not targets:
+        return unchanged
+    return _open(game, targets, now_ms, clicks, game.started_at)
+
+
+def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[Cell]]:
+    """Apply any move: the one entry point the service uses."""
+    if move.action == "reveal":
+        return reveal(game, move.x, move.y, now_ms)
+    if move.action == "flag":
+        return flag(game, move.x, move.y, now_ms, move.mark)
+    return chord(game, move.x, move.y, now_ms)
+
+
+def pause(game: Game, now_ms: int) -> Game:
+    _check_playable(game)
+    return msgspec.structs.replace(game, version=game.version + 1, paused_at=now_ms)
+
+
+def resume(game: Game, now_ms: int) -> Game:
+    if game.finished:
+        raise GameOver(f"the game is {game.status}")
+    if game.paused_at is None:
+        return game
+    held = now_ms - game.paused_at if game.started_at is not None else 0
+    return msgspec.structs.replace(
+        game, version=game.version + 1, paused_at=None, paused_ms=game.paused_ms + held
+    )
