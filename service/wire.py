@@ -1,0 +1,216 @@
+"""Every Struct that crosses the wire: request bodies, responses, WebSocket messages.
+
+``openapi.yaml`` and ``asyncapi.yaml`` describe exactly these types; tests
+compare the documents with the JSON schemas msgspec derives from them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+from .engine import Action, FirstClick, Mark, PresetName, Status
+
+Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
+Seed = Annotated[int, Meta(ge=0, le=2**64 - 1)]
+Size = Annotated[int, Meta(ge=2, le=1_000_000)]
+MineCount = Annotated[int, Meta(ge=1, le=1_000_000)]
+PlayerName = Annotated[
+    str, Meta(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_.\- ]+$")
+]
+GameId = Annotated[str, Meta(pattern=r"^[0-9a-f]{32}$")]
+Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
+# A cell that changed: [x, y, char].
+ChangedCell = tuple[int, int, str]
+RequestId = Annotated[str, Meta(max_length=64)] | int
+
+
+def timestamp(ms: int) -> str:
+    """RFC 3339 in UTC with millisecond precision."""
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def optional_timestamp(ms: int | None) -> str | None:
+    return None if ms is None else timestamp(ms)
+
+
+# ---- requests ---------------------------------------------------------------------------
+
+
+class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /games``: a preset, or a custom ``width``/``height``/``mines``."""
+
+    preset: PresetName | None = None
+    width: Size | None = None
+    height: Size | None = None
+    mines: MineCount | None = None
+    seed: Seed | None = None
+    first_click: FirstClick = "zero"
+    no_guess: bool = False
+    question_marks: bool = False
+    player: PlayerName | None = None
+
+
+class Cell(Struct, forbid_unknown_fields=True):
+    """The body of ``reveal`` and ``chord``."""
+
+    x: Coordinate
+    y: Coordinate
+
+
+class FlagCell(Struct, forbid_unknown_fields=True):
+    """The body of ``flag``: without ``mark`` the cell's mark cycles."""
+
+    x: Coordinate
+    y: Coordinate
+    mark: Mark | None = None
+
+
+# ---- responses --------------------------------------------------------------------------
+
+
+class Clicks(Struct):
+    reveal: int
+    flag: int
+    chord: int
+    total: int
+    useful: int
+
+
+class Stats(Struct):
+    clicks: Clicks
+    hints: int
+    assisted: bool
+    bbbv: int | None
+    bbbv_done: int
+    bbbv_per_second: float | None
+    efficiency: float | None
+
+
+class GameView(Struct):
+    id: str
+    version: int
+    status: Status
+    width: int
+    height: int
+    mines: int
+    mines_left: int
+    preset: PresetName | None
+    first_click: FirstClick
+    no_guess: bool
+    question_marks: bool
+    paused: bool
+    player: str | None
+    board: list[str]
+    created_at: Timestamp
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+    server_time: Timestamp
+    stats: Stats
+
+
+class CreatedGame(Struct):
+    game: GameView
+    token: str
+
+
+class PlayedMove(Struct):
+    action: Action
+    x: int
+    y: int
+    at: Timestamp
+
+
+class Diff(Struct, tag="diff", tag_field="type"):
+    """A move's answer over HTTP and the live message for it: the same bytes."""
+
+    version: int
+    status: Status
+    move: PlayedMove
+    cells: list[ChangedCell]
+    mines_left: int
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+
+
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details with a stable ``code``."""
+
+    title: str
+    status: int
+    code: str
+    detail: str
+    type: str = "about:blank"
+
+
+class Health(Struct):
+    status: Literal["ok"]
+
+
+# ---- live messages (WebSocket) ----------------------------------------------------------
+
+
+class Snapshot(Struct, tag="snapshot", tag_field="type"):
+    game: GameView
+
+
+class Heartbeat(Struct, tag="heartbeat", tag_field="type"):
+    """Sent when the game is quiet, so a client can tell it missed nothing."""
+
+    version: int
+    server_time: Timestamp
+
+
+class Reset(Struct, tag="reset", tag_field="type"):
+    """The game was reset: play goes on in the game ``next_id``."""
+
+    next_id: str
+
+
+class Result(Struct, tag="result", tag_field="type"):
+    """The answer to a move sent over the socket, correlated by the client's ``id``."""
+
+    id: RequestId | None
+    diff: Diff
+
+
+class Error(Struct, tag="error", tag_field="type"):
+    id: RequestId | None
+    problem: Problem
+
+
+ServerMessage = Snapshot | Diff | Heartbeat | Reset | Result | Error
+
+
+class Auth(Struct, tag="auth", tag_field="type", forbid_unknown_fields=True):
+    token: Annotated[str, Meta(max_length=128)]
+
+
+class RevealMessage(Struct, tag="reveal", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    id: RequestId | None = None
+
+
+class FlagMessage(Struct, tag="flag", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    mark: Mark | None = None
+    id: RequestId | None = None
+
+
+class ChordMessage(Struct, tag="chord", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    id: RequestId | None = None
+
+
+ClientMessage = Auth | RevealMessage | FlagMessage | ChordMessage
+
+json_encoder = msgspec.json.Encoder()

