@@ -15,7 +15,7 @@ from msgspec import Meta, Struct
 from .engine import Action, FirstClick, Mark, PresetName, Status
 
 Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
-Seed = Annotated[int, Meta(ge=0, le=2**64 - 1)]
+Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 Size = Annotated[int, Meta(ge=2, le=1_000_000)]
 MineCount = Annotated[int, Meta(ge=1, le=1_000_000)]
 PlayerName = Annotated[
@@ -137,6 +137,8 @@ class Diff(Struct, tag="diff", tag_field="type"):
     started_at: Timestamp | None
     ended_at: Timestamp | None
     elapsed_ms: int
+    # Only on the move that ends the game.
+    stats: Stats | None = None
 
 
 class Problem(Struct, omit_defaults=True):

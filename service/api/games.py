@@ -1,0 +1,258 @@
+"""Game endpoints. Thin: decode, authorise, load, apply the engine, commit, encode."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import random
+import re
+import secrets
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from .. import engine, wire
+from ..store import GameStore, Record
+from . import views
+from .problems import ApiError
+from .responses import MsgspecResponse
+
+T = TypeVar("T")
+
+MAX_ATTEMPTS = 64
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,128}")
+_IF_MATCH = re.compile(r'\s*(?:W/)?"?(\d{1,18})"?\s*')
+
+_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {
+    kind: msgspec.json.Decoder(kind) for kind in (wire.NewGame, wire.Cell, wire.FlagCell)
+}
+
+
+class Idempotent(msgspec.Struct, array_like=True):
+    """The first answer to a request with an ``Idempotency-Key``."""
+
+    fingerprint: bytes
+    status: int
+    body: bytes
+
+
+_idempotent = msgspec.msgpack.Decoder(Idempotent)
+_msgpack = msgspec.msgpack.Encoder()
+
+
+def hash_token(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) -> T:
+    limit: int = request.app.state.config.max_body
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
+    chunks = bytearray()
+    async for chunk in request.stream():
+        chunks += chunk
+        if len(chunks) > limit:
+            raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
+    if not chunks.strip() and empty_ok:
+        chunks = bytearray(b"{}")
+    decoded: T = _decoders[kind].decode(bytes(chunks))
+    return decoded
+
+
+def game_id_of(request: Request) -> str:
+    game_id: str = request.path_params["game_id"]
+    if not _GAME_ID.fullmatch(game_id):
+        raise ApiError(404, "not_found", "no such game")
+    return game_id
+
+
+def bearer_token(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401, "unauthorized", "moves need 'Authorization: Bearer <token>'",
+            {"WWW-Authenticate": 'Bearer realm="games"'},
+        )
+    return token.strip()
+
+
+def authorise(record: Record, token: str) -> None:
+    if not hmac.compare_digest(record.token_hash, hash_token(token)):
+        raise ApiError(403, "forbidden", "that token does not belong to this game")
+
+
+def _store(request: Request) -> GameStore:
+    store: GameStore = request.app.state.games
+    return store
+
+
+# ---- create, read, reset -------------------------------------------------------------------
+
+
+def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:
+    sizes = (body.width, body.height, body.mines)
+    if body.preset is not None:
+        if any(v is not None for v in sizes):
+            raise ApiError(422, "invalid_request", "give a preset or width/height/mines, not both")
+        return engine.preset(body.preset)
+    if all(v is None for v in sizes):
+        return engine.preset("beginner")
+    if body.width is None or body.height is None or body.mines is None:
+        raise ApiError(422, "invalid_request", "a custom board needs width, height and mines")
+    return engine.custom(body.width, body.height, body.mines, max_cells=max_cells)
+
+
+async def start_game(
+    request: Request, settings: engine.Settings, options: wire.NewGame
+) -> Response:
+    now = views.now_ms()
+    game = engine.new_game(
+        settings,
+        seed=options.seed if options.seed is not None else secrets.randbits(64),
+        now_ms=now,
+        first_click=options.first_click,
+        no_guess=options.no_guess,
+        question_marks=options.question_marks,
+    )
+    game_id = secrets.token_hex(16)
+    token = secrets.token_urlsafe(32)
+    await _store(request).create(game_id, game, hash_token(token), options.player)
+    body = wire.CreatedGame(game=views.game_view(game_id, game, now, options.player), token=token)
+    return MsgspecResponse(body, status_code=201, headers={"Location": f"/games/{game_id}"})
+
+
+async def create_game(request: Request) -> Response:
+    body = await read_body(request, wire.NewGame, empty_ok=True)
+    return await start_game(request, settings_of(body, request.app.state.config.max_cells), body)
+
+
+def _wants_text(request: Request) -> bool:
+    accept = request.headers.get("accept", "")
+    return "text/plain" in accept and "application/json" not in accept
+
+
+async def get_game(request: Request) -> Response:
+    game_id = game_id_of(request)
+    record = await _store(request).load(game_id)
+    now = views.now_ms()
+    if _wants_text(request):
+        return PlainTextResponse(views.board_text(game_id, record.game, now))
+    return MsgspecResponse(views.game_view(game_id, record.game, now, record.player))
+
+
+async def reset_game(request: Request) -> Response:
+    game_id = game_id_of(request)
+    token = bearer_token(request)
+    store = _store(request)
+    record = await store.load(game_id)
+    authorise(record, token)
+    old = record.game
+    settings = engine.Settings(old.width, old.height, old.mines, old.preset)
+    options = wire.NewGame(
+        first_click=old.first_click,
+        no_guess=old.no_guess,
+        question_marks=old.question_marks,
+        player=record.player,
+    )
+    response = await start_game(request, settings, options)
+    next_id = response.headers["location"].rsplit("/", 1)[1]
+    await store.set_next(game_id, next_id)
+    await request.app.state.live.publish(game_id, wire.json_encoder.encode(wire.Reset(next_id)))
+    return response
+
+
+# ---- moves ---------------------------------------------------------------------------------
+
+
+def _if_match(request: Request) -> int | None:
+    header = request.headers.get("if-match")
+    if header is None:
+        return None
+    m = _IF_MATCH.fullmatch(header)
+    if not m:
+        raise ApiError(400, "invalid_request", 'If-Match takes a game version, e.g. "7"')
+    return int(m.group(1))
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise ApiError(400, "invalid_request", "Idempotency-Key is 1 to 128 visible characters")
+    return key
+
+
+async def play(
+    store: GameStore,
+    game_id: str,
+    token: str,
+    move: engine.Move,
+    *,
+    if_match: int | None = None,
+    idempotency: tuple[str, bytes] | None = None,
+) -> bytes:
+    """Apply ``move`` and commit it, re-applying on a lost race; the encoded diff.
+
+    Shared by HTTP and WebSocket moves, so both answer with the same bytes.
+    """
+    key, fingerprint = idempotency if idempotency else (None, b"")
+    for attempt in range(MAX_ATTEMPTS):
+        record = await store.load(game_id, key)
+        authorise(record, token)
+        if record.idempotent is not None:
+            first = _idempotent.decode(record.idempotent)
+            if first.fingerprint != fingerprint:
+                raise ApiError(
+                    422, "invalid_request", "that Idempotency-Key was used for another request"
+                )
+            return first.body
+        if if_match is not None and record.game.version != if_match:
+            raise ApiError(
+                412, "version_conflict",
+                f"the game is at version {record.game.version}, not {if_match}",
+            )
+        now = views.now_ms()
+        game, cells = engine.apply(record.game, move, now)
+        body = wire.json_encoder.encode(views.diff(game, move, cells, now))
+        saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
+        if await store.commit(game_id, record.rev, game, body if cells else None, saved):
+            return body
+        # Another move won the race: back off a little, with jitter, and play on its result.
+        await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+    raise ApiError(
+        503, "store_unavailable", "the game is too busy right now; try again",
+        {"Retry-After": "1"},
+    )
+
+
+def _move_endpoint(action: engine.Action) -> Any:
+    kind: type[wire.Cell] | type[wire.FlagCell] = wire.FlagCell if action == "flag" else wire.Cell
+
+    async def endpoint(request: Request) -> Response:
+        game_id = game_id_of(request)
+        body = await read_body(request, kind)
+        token = bearer_token(request)
+        move = engine.Move(action, body.x, body.y, getattr(body, "mark", None))
+        key = _idempotency_key(request)
+        idempotency = None
+        if key is not None:
+            fingerprint = hashlib.sha256(wire.json_encoder.encode(move)).digest()
+            idempotency = (key, fingerprint)
+        diff = await play(
+            _store(request), game_id, token, move,
+            if_match=_if_match(request), idempotency=idempotency,
+        )
+        return MsgspecResponse(diff)
+
+    endpoint.__name__ = action
+    return endpoint
+
+
+reveal = _move_endpoint("reveal")
+flag = _move_endpoint("flag")
+chord = _move_endpoint("chord")

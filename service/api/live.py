@@ -1,0 +1,198 @@
+"""``GET /games/{id}/events``: a snapshot, then every diff in version order.
+
+Subscribing comes first and is confirmed before the stream or the snapshot is
+read, so a diff committed in between arrives twice at worst (and is dropped by
+version), never not at all. A gap in versions is filled from the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import msgspec
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import engine, wire
+from ..store import GameStore, Record
+from ..store.live import RESYNC, Live, Subscription
+from . import views
+from .games import authorise, play
+from .problems import ApiError, api_error_of, problem
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 15.0
+SEND_TIMEOUT = 5.0
+# Close codes: 1013 "try again later" for a consumer that fell behind.
+TRY_AGAIN_LATER = 1013
+NOT_FOUND = 4404
+
+
+class _Versioned(msgspec.Struct):
+    type: str
+    version: int | None = None
+
+
+_versioned = msgspec.json.Decoder(_Versioned)
+_client_messages = msgspec.json.Decoder(wire.ClientMessage)
+_encode = wire.json_encoder.encode
+_ACTIONS: dict[type[Any], engine.Action] = {
+    wire.RevealMessage: "reveal",
+    wire.FlagMessage: "flag",
+    wire.ChordMessage: "chord",
+}
+
+
+class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
+    """:class:`wire.Result` with the diff passed through as the bytes ``play`` made."""
+
+    id: wire.RequestId | None
+    diff: msgspec.Raw
+
+
+class Session:
+    """One socket: a writer that forwards live diffs, a reader that takes moves."""
+
+    def __init__(self, ws: WebSocket, game_id: str, games: GameStore) -> None:
+        self.ws = ws
+        self.game_id = game_id
+        self.games = games
+        self.version = 0
+        self.token: str | None = None
+        self._send_lock = asyncio.Lock()
+
+    async def send(self, data: bytes) -> None:
+        async with self._send_lock:
+            await asyncio.wait_for(self.ws.send_text(data.decode()), SEND_TIMEOUT)
+
+    async def send_diff(self, data: bytes, version: int) -> None:
+        if version <= self.version:
+            return
+        await self.send(data)
+        self.version = version
+
+    async def catch_up(self, since: int | None, record: Record | None = None) -> None:
+        """Replay the diffs after ``since``, or send a snapshot when the stream cannot."""
+        diffs = None if since is None else await self.games.events_after(self.game_id, since)
+        if diffs is None:
+            record = record or await self.games.load(self.game_id)
+            now = views.now_ms()
+            view = views.game_view(self.game_id, record.game, now, record.player)
+            await self.send(_encode(wire.Snapshot(view)))
+            self.version = record.game.version
+            return
+        self.version = max(self.version, since or 0)
+        for data in diffs:
+            version = _versioned.decode(data).version
+            if version is not None:
+                await self.send_diff(data, version)
+
+    async def forward(self, sub: Subscription) -> None:
+        while True:
+            get = asyncio.create_task(sub.queue.get())
+            overflow = asyncio.create_task(sub.overflowed.wait())
+            done, _ = await asyncio.wait(
+                {get, overflow}, timeout=HEARTBEAT_SECONDS, return_when=asyncio.FIRST_COMPLETED
+            )
+            if get not in done:
+                get.cancel()
+            overflow.cancel()
+            if sub.overflowed.is_set():
+                await self.ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
+                return
+            if not done:
+                beat = wire.Heartbeat(version=self.version, server_time=wire.timestamp(views.now_ms()))
+                await self.send(_encode(beat))
+                continue
+            data = get.result()
+            if data == RESYNC:
+                await self.catch_up(self.version)
+                continue
+            head = _versioned.decode(data)
+            if head.version is None:
+                await self.send(data)  # not part of the version sequence (a reset)
+            elif head.version > self.version + 1:
+                await self.catch_up(self.version)
+                await self.send_diff(data, head.version)
+            else:
+                await self.send_diff(data, head.version)
+
+    async def receive(self) -> None:
+        while True:
+            text = await self.ws.receive_text()
+            request_id = None
+            try:
+                message = _client_messages.decode(text)
+                request_id = getattr(message, "id", None)
+                await self.handle(message)
+            except Exception as exc:
+                err = api_error_of(exc)
+                out = wire.Error(id=request_id, problem=problem(err.status, err.code, err.detail))
+                await self.send(_encode(out))
+
+    async def handle(self, message: Any) -> None:
+        if isinstance(message, wire.Auth):
+            authorise(await self.games.load(self.game_id), message.token)
+            self.token = message.token
+            return
+        if self.token is None:
+            raise ApiError(401, "unauthorized", 'send {"type": "auth", "token": ...} first')
+        action = _ACTIONS[type(message)]
+        move = engine.Move(action, message.x, message.y, getattr(message, "mark", None))
+        diff = await play(self.games, self.game_id, self.token, move)
+        await self.send(_encode(_RawResult(message.id, msgspec.Raw(diff))))
+
+
+async def events(ws: WebSocket) -> None:
+    game_id = ws.path_params["game_id"]
+    games: GameStore = ws.app.state.games
+    live: Live = ws.app.state.live
+    await ws.accept()
+    session = Session(ws, game_id, games)
+    try:
+        since = _since(ws.query_params.get("since"))
+        async with live.subscribe(game_id) as sub:
+            record = await games.load(game_id)
+            if since is not None and since > record.game.version:
+                since = None
+            await session.catch_up(since, record)
+            tasks = [
+                asyncio.create_task(session.forward(sub)),
+                asyncio.create_task(session.receive()),
+            ]
+            try:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    exc = task.exception()
+                    if exc is not None and not isinstance(exc, WebSocketDisconnect):
+                        raise exc
+            finally:
+                for task in tasks:
+                    task.cancel()
+                    with contextlib.suppress(BaseException):
+                        await task
+    except WebSocketDisconnect:
+        return
+    except Exception as exc:
+        try:
+            err = api_error_of(exc)
+        except Exception:
+            log.exception("live session failed")
+            with contextlib.suppress(Exception):
+                await ws.close(1011)
+            return
+        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+        with contextlib.suppress(Exception):
+            await session.send(_encode(out))
+            await ws.close(NOT_FOUND if err.code == "not_found" else 1008, err.code)
+
+
+def _since(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise ApiError(422, "invalid_request", "since takes a version number")
+    return int(raw)

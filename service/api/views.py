@@ -1,0 +1,92 @@
+"""What a player sees: the wire view of a game and the diff of a move.
+
+The board goes through :func:`visible_board` before anything is built from it,
+so a paused game shows nothing, in a view and in a diff alike.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .. import engine, wire
+from ..wire import optional_timestamp, timestamp
+
+
+def now_ms() -> int:
+    """Server time: the only clock the games know."""
+    return time.time_ns() // 1_000_000
+
+
+def visible_board(game: engine.Game) -> list[str]:
+    if game.paused and not game.finished:
+        return ["#" * game.width] * game.height
+    return game.board()
+
+
+def stats(game: engine.Game, now: int) -> wire.Stats:
+    c = game.clicks
+    done = engine.bbbv_done(game)
+    seconds = game.elapsed_ms(now) / 1000
+    ended = game.finished
+    return wire.Stats(
+        clicks=wire.Clicks(
+            reveal=c.reveal, flag=c.flag, chord=c.chord, total=c.total, useful=c.useful
+        ),
+        hints=c.hints,
+        assisted=c.hints > 0,
+        bbbv=game.bbbv if game.placed else None,
+        bbbv_done=done,
+        bbbv_per_second=round(done / seconds, 3) if ended and seconds > 0 else None,
+        efficiency=round(done / c.total, 3) if ended and c.total else None,
+    )
+
+
+def game_view(game_id: str, game: engine.Game, now: int, player: str | None) -> wire.GameView:
+    return wire.GameView(
+        id=game_id,
+        version=game.version,
+        status=game.status,
+        width=game.width,
+        height=game.height,
+        mines=game.mines,
+        mines_left=game.mines_left,
+        preset=game.preset,
+        first_click=game.first_click,
+        no_guess=game.no_guess,
+        question_marks=game.question_marks,
+        paused=game.paused,
+        player=player,
+        board=visible_board(game),
+        created_at=timestamp(game.created_at),
+        started_at=optional_timestamp(game.started_at),
+        ended_at=optional_timestamp(game.ended_at),
+        elapsed_ms=game.elapsed_ms(now),
+        server_time=timestamp(now),
+        stats=stats(game, now),
+    )
+
+
+def diff(
+    game: engine.Game, move: engine.Move, cells: list[engine.Cell], now: int
+) -> wire.Diff:
+    return wire.Diff(
+        version=game.version,
+        status=game.status,
+        move=wire.PlayedMove(action=move.action, x=move.x, y=move.y, at=timestamp(now)),
+        cells=cells,
+        mines_left=game.mines_left,
+        started_at=optional_timestamp(game.started_at),
+        ended_at=optional_timestamp(game.ended_at),
+        elapsed_ms=game.elapsed_ms(now),
+        stats=stats(game, now) if game.finished else None,
+    )
+
+
+def board_text(game_id: str, game: engine.Game, now: int) -> str:
+    """The board for a terminal: the rows, then one line of state."""
+    seconds = game.elapsed_ms(now) / 1000
+    state = (
+        f"{game.status}  mines left {game.mines_left}  time {seconds:.1f}s  "
+        f"version {game.version}  {game.width}x{game.height}  game {game_id}"
+    )
+    return "\n".join([*visible_board(game), "", state]) + "\n"

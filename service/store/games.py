@@ -1,0 +1,150 @@
+"""Games in Redis: a hash per game (write counter, snapshot, token hash, player),
+a stream of its diffs and idempotency records, all under the game's hash tag."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Any, TypeVar
+
+import msgspec
+import redis.exceptions
+
+from .. import engine
+from . import keys
+from .connection import Redis
+from .errors import GameNotFound, StoreUnavailable
+
+T = TypeVar("T")
+
+IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+# Long enough to replay any game a person plays; a cap so a runaway game cannot
+# grow without bound.
+STREAM_MAXLEN = 100_000
+
+_COMMIT = files(__package__).joinpath("commit.lua").read_text()
+
+
+class Record(msgspec.Struct, frozen=True):
+    """A game as loaded: ``rev`` counts writes and guards the next commit."""
+
+    rev: bytes
+    game: engine.Game
+    token_hash: bytes
+    player: str | None
+    next_id: str | None
+    idempotent: bytes | None = None
+
+
+@asynccontextmanager
+async def _translate_errors() -> AsyncIterator[None]:
+    try:
+        yield
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+        raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+    except redis.exceptions.ClusterDownError as exc:
+        raise StoreUnavailable(str(exc)) from exc
+
+
+async def guarded(call: Callable[[], Awaitable[T]]) -> T:
+    async with _translate_errors():
+        return await call()
+
+
+class GameStore:
+    def __init__(self, redis: Redis, *, ttl_seconds: int) -> None:
+        self.redis = redis
+        self.ttl_ms = ttl_seconds * 1000
+        self._commit = redis.register_script(_COMMIT)
+
+    async def ping(self) -> bool:
+        async with _translate_errors():
+            return bool(await self.redis.ping())
+
+    async def create(
+        self, game_id: str, game: engine.Game, token_hash: bytes, player: str | None
+    ) -> None:
+        fields: dict[str, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
+        if player:
+            fields["player"] = player
+        key = keys.game(game_id)
+        async with _translate_errors():
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(key, mapping=fields)
+            pipe.pexpire(key, self.ttl_ms)
+            await pipe.execute()
+
+    async def load(self, game_id: str, idempotency_key: str | None = None) -> Record:
+        """The game and, when asked, the answer stored for an idempotency key: one round trip."""
+        key = keys.game(game_id)
+        async with _translate_errors():
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hmget(key, ["rev", "snap", "tok", "player", "next"])
+            if idempotency_key is not None:
+                pipe.get(keys.idempotency(game_id, idempotency_key))
+            replies = await pipe.execute()
+        rev, snap, tok, player, next_id = replies[0]
+        if rev is None or snap is None:
+            raise GameNotFound(game_id)
+        return Record(
+            rev=rev,
+            game=engine.decode(snap),
+            token_hash=tok or b"",
+            player=player.decode() if player else None,
+            next_id=next_id.decode() if next_id else None,
+            idempotent=replies[1] if idempotency_key is not None else None,
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        rev: bytes,
+        game: engine.Game,
+        diff: bytes | None,
+        idempotent: tuple[str, bytes] | None = None,
+    ) -> bool:
+        """Store ``game`` if nothing was written since ``rev``; False when beaten to it."""
+        idem_key, idem_value = idempotent if idempotent else (None, b"")
+        async with _translate_errors():
+            result = await self._commit(
+                keys=[
+                    keys.game(game_id),
+                    keys.events(game_id),
+                    keys.idempotency(game_id, idem_key) if idem_key else keys.game(game_id),
+                ],
+                args=[
+                    rev,
+                    engine.encode(game),
+                    game.version,
+                    diff or b"",
+                    keys.channel(game_id),
+                    self.ttl_ms,
+                    idem_value,
+                    IDEMPOTENCY_TTL_MS,
+                    STREAM_MAXLEN,
+                ],
+            )
+        if result == -1:
+            raise GameNotFound(game_id)
+        return bool(result == 1)
+
+    async def set_next(self, game_id: str, next_id: str) -> None:
+        """Remember and announce the game that a reset started from this one."""
+        async with _translate_errors():
+            await self.redis.hset(keys.game(game_id), "next", next_id)
+
+    async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
+        """The diffs after ``version`` in order, or None when the stream no longer holds them."""
+        async with _translate_errors():
+            entries = await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
+        # Stream ids are the versions, so a trimmed stream shows as a first id past version + 1.
+        if entries and int(entries[0][0].split(b"-")[0]) != version + 1:
+            return None
+        return [fields[b"d"] for _, fields in entries]
+
+    async def history(self, game_id: str) -> list[bytes]:
+        """Every diff the stream still holds, oldest first."""
+        async with _translate_errors():
+            entries = await self.redis.xrange(keys.events(game_id), min="-", max="+")
+        return [fields[b"d"] for _, fields in entries]

@@ -1,0 +1,157 @@
+"""Live fan-out: one Redis pub/sub listener per process, a bounded queue per subscriber.
+
+A move is published once, by the commit script, on the game's channel; every
+replica that has subscribers for that game receives it and hands the same bytes
+to each local subscriber's queue. A subscriber that falls behind is marked
+overflowed instead of buffered without bound; its socket is then closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import redis.exceptions
+
+from . import keys
+from .connection import Redis
+
+log = logging.getLogger(__name__)
+
+# Put in a queue when the listener reconnected: messages may have been missed.
+RESYNC = b""
+
+
+class Subscription:
+    def __init__(self, game_id: str, size: int) -> None:
+        self.game_id = game_id
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue(size)
+        self.overflowed = asyncio.Event()
+
+    def offer(self, message: bytes) -> None:
+        if self.overflowed.is_set():
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.overflowed.set()
+
+
+class Live:
+    """publish / subscribe / (start, stop): the whole interface."""
+
+    def __init__(self, redis: Redis, *, queue_size: int = 256) -> None:
+        self.redis = redis
+        self.queue_size = queue_size
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self._confirmed: dict[str, asyncio.Event] = {}
+        self._pubsub: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def subscriber_count(self) -> int:
+        return sum(len(s) for s in self._subscribers.values())
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._listen(), name="live-listener")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+
+    async def publish(self, game_id: str, message: bytes) -> None:
+        await self.redis.publish(keys.channel(game_id), message)
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:
+        """Yields once Redis confirmed the subscription, so nothing published after
+        this point can be missed."""
+        sub = Subscription(game_id, self.queue_size)
+        channel = keys.channel(game_id)
+        async with self._lock:
+            first = game_id not in self._subscribers
+            self._subscribers.setdefault(game_id, set()).add(sub)
+            if first:
+                self._confirmed[channel] = asyncio.Event()
+                await self._ensure_pubsub()
+                await self._pubsub.subscribe(channel)
+            confirmed = self._confirmed[channel]
+        try:
+            await asyncio.wait_for(confirmed.wait(), timeout=5)
+            yield sub
+        finally:
+            async with self._lock:
+                subs = self._subscribers.get(game_id, set())
+                subs.discard(sub)
+                if not subs:
+                    self._subscribers.pop(game_id, None)
+                    self._confirmed.pop(channel, None)
+                    if self._pubsub is not None:
+                        with contextlib.suppress(Exception):
+                            await self._pubsub.unsubscribe(channel)
+
+    async def _ensure_pubsub(self) -> None:
+        if self._pubsub is None:
+            self._pubsub = self.redis.pubsub()
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                if self._pubsub is None or not self._pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                message = await self._pubsub.get_message(timeout=1.0)
+                if message is not None:
+                    self._dispatch(message)
+            except asyncio.CancelledError:
+                raise
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+                log.warning("live listener lost Redis; reconnecting")
+                await self._reconnect()
+            except Exception:  # the listener must outlive any one bad message
+                log.exception("live listener error")
+                await asyncio.sleep(0.1)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        channel = message["channel"]
+        channel = channel.decode() if isinstance(channel, bytes) else channel
+        if kind == "subscribe":
+            event = self._confirmed.get(channel)
+            if event is not None:
+                event.set()
+        elif kind == "message":
+            game_id = keys.game_id_of_channel(channel)
+            for sub in tuple(self._subscribers.get(game_id, ())):
+                sub.offer(message["data"])
+
+    async def _reconnect(self) -> None:
+        async with self._lock:
+            if self._pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await self._pubsub.aclose()
+            self._pubsub = None
+            while True:
+                try:
+                    await self._ensure_pubsub()
+                    channels = [keys.channel(g) for g in self._subscribers]
+                    if channels:
+                        await self._pubsub.subscribe(*channels)
+                    break
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+                    self._pubsub = None
+                    await asyncio.sleep(0.5)
+        # Whatever was published while we were away is in the streams: tell every
+        # subscriber to catch up from there.
+        for subs in self._subscribers.values():
+            for sub in subs:
+                sub.offer(RESYNC)
