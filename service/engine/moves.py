@@ -221,7 +221,7 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
     i = _index(game, x, y)
     _check_playable(game)
     clicks = _count(game, "chord")
-    unchanged = msgspec.structs.replace(game, clicks=clicks), []
+    unchanged: tuple[Game, list[Cell]] = msgspec.structs.replace(game, clicks=clicks), []
     number = game.cells[i] - ZERO
     if not 1 <= number <= 8:
         return unchanged

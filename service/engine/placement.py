@@ -24,7 +24,11 @@ def start_area(width: int, height: int, start: int, first_click: FirstClick) -> 
 
 
 def place(
-    width: int, height: int, mines: int, seed: int, keep_free: frozenset[int] | set[int] = frozenset()
+    width: int,
+    height: int,
+    mines: int,
+    seed: int,
+    keep_free: frozenset[int] | set[int] = frozenset(),
 ) -> Bools:
     """``mines`` mines on the cells outside ``keep_free``: same arguments, same board."""
     cells = width * height
