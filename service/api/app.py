@@ -14,8 +14,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from .. import store, wire
-from ..store.live import Live
 from ..config import Config
+from ..store.live import Live
 from . import games, live, problems
 from .responses import MsgspecResponse
 

@@ -104,8 +104,8 @@ class Session:
                 await self.ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
                 return
             if not done:
-                beat = wire.Heartbeat(version=self.version, server_time=wire.timestamp(views.now_ms()))
-                await self.send(_encode(beat))
+                now = wire.timestamp(views.now_ms())
+                await self.send(_encode(wire.Heartbeat(version=self.version, server_time=now)))
                 continue
             data = get.result()
             if data == RESYNC:

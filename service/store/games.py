@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 import redis.exceptions
@@ -65,7 +65,7 @@ class GameStore:
     async def create(
         self, game_id: str, game: engine.Game, token_hash: bytes, player: str | None
     ) -> None:
-        fields: dict[str, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
+        fields: dict[Any, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
         if player:
             fields["player"] = player
         key = keys.game(game_id)
@@ -137,7 +137,9 @@ class GameStore:
     async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
         """The diffs after ``version`` in order, or None when the stream no longer holds them."""
         async with _translate_errors():
-            entries = await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
+            entries = cast(
+                list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
+            )
         # Stream ids are the versions, so a trimmed stream shows as a first id past version + 1.
         if entries and int(entries[0][0].split(b"-")[0]) != version + 1:
             return None
@@ -146,5 +148,5 @@ class GameStore:
     async def history(self, game_id: str) -> list[bytes]:
         """Every diff the stream still holds, oldest first."""
         async with _translate_errors():
-            entries = await self.redis.xrange(keys.events(game_id), min="-", max="+")
+            entries = cast(list[Any], await self.redis.xrange(keys.events(game_id)))
         return [fields[b"d"] for _, fields in entries]
