@@ -44,7 +44,8 @@ _CLICK_FIELDS = tuple(f"clicks.{name}" for name in Clicks.__struct_fields__)
 def dump(game: Game) -> str:
     fields: list[str] = []
     for name in ("version", "width", "height", "mines", "status", "first_click", "preset"):
-        fields.append(f"{name}={getattr(game, name) or '-'}")
+        value = getattr(game, name)
+        fields.append(f"{name}={'-' if value is None else value}")
     for name in _BOOL_FIELDS:
         fields.append(f"{name}={int(getattr(game, name))}")
     for name in ("seed", "created_at", *_OPT_INT_FIELDS, "paused_ms", "bbbv"):
