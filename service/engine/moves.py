@@ -231,7 +231,9 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
     targets = [n for n in around if game.cells[n] == HIDDEN]
     if not targets:
         return unchanged
-    return _open(game, targets, now_ms, clicks, game.started_at)
+    # A chord can be the first opening move of a game that started with cells open (a daily board).
+    started_at = game.started_at if game.started_at is not None else now_ms
+    return _open(game, targets, now_ms, clicks, started_at)
 
 
 def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[Cell]]:
@@ -244,7 +246,11 @@ def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[Cell]]:
 
 
 def pause(game: Game, now_ms: int) -> Game:
-    _check_playable(game)
+    """Stop the clock and hide the board; pausing a paused game changes nothing."""
+    if game.finished:
+        raise GameOver(f"the game is {game.status}")
+    if game.paused_at is not None:
+        return game
     return msgspec.structs.replace(game, version=game.version + 1, paused_at=now_ms)
 
 
