@@ -26,6 +26,9 @@ Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 # A cell that changed: [x, y, char].
 ChangedCell = tuple[int, int, str]
 RequestId = Annotated[str, Meta(max_length=64)] | int
+# What a diff can record: a move, or the game being paused or resumed.
+MoveAction = Action | Literal["pause", "resume"]
+DailyDate = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 
 
 def timestamp(ms: int) -> str:
@@ -53,6 +56,8 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     no_guess: bool = False
     question_marks: bool = False
     player: PlayerName | None = None
+    # Today's shared board for this preset: the same mines for every player.
+    daily: PresetName | None = None
 
 
 class Cell(Struct, forbid_unknown_fields=True):
@@ -105,6 +110,7 @@ class GameView(Struct):
     question_marks: bool
     paused: bool
     player: str | None
+    daily: DailyDate | None
     board: list[str]
     created_at: Timestamp
     started_at: Timestamp | None
@@ -120,9 +126,11 @@ class CreatedGame(Struct):
 
 
 class PlayedMove(Struct):
-    action: Action
-    x: int
-    y: int
+    """The move behind a diff; ``pause`` and ``resume`` name no cell."""
+
+    action: MoveAction
+    x: int | None
+    y: int | None
     at: Timestamp
 
 
@@ -139,6 +147,78 @@ class Diff(Struct, tag="diff", tag_field="type"):
     elapsed_ms: int
     # Only on the move that ends the game.
     stats: Stats | None = None
+
+
+class Hint(Struct):
+    """A cell to play next: certainly safe, certainly a mine, or the safest guess."""
+
+    x: int
+    y: int
+    kind: Literal["safe", "mine", "guess"]
+    # The chance that the cell holds a mine: 0 or 1 when certain.
+    mine_probability: float
+    reason: str
+
+
+class ReplayMove(Struct):
+    version: int
+    action: MoveAction
+    x: int | None
+    y: int | None
+    at: Timestamp
+
+
+class Fatal(Struct):
+    """The click that lost the game, and whether any cell was certainly safe before it."""
+
+    x: int
+    y: int
+    forced_guess: bool
+
+
+class Replay(Struct):
+    """Everything needed to replay a finished game exactly."""
+
+    id: str
+    width: int
+    height: int
+    mines: int
+    preset: PresetName | None
+    first_click: FirstClick
+    no_guess: bool
+    question_marks: bool
+    daily: DailyDate | None
+    player: str | None
+    seed: int
+    status: Status
+    # Rows of the board: ``*`` a mine, ``.`` a safe cell.
+    layout: list[str]
+    # Cells opened for the player before the first move (the start of a daily board).
+    opened: list[ChangedCell]
+    moves: list[ReplayMove]
+    created_at: Timestamp
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+    stats: Stats
+    fatal: Fatal | None
+
+
+class LeaderboardEntry(Struct):
+    rank: int
+    player: str
+    elapsed_ms: int
+    bbbv: int
+    bbbv_per_second: float
+    game_id: str
+    ended_at: Timestamp
+
+
+class Leaderboard(Struct):
+    preset: PresetName
+    no_guess: bool
+    date: DailyDate | None
+    entries: list[LeaderboardEntry]
 
 
 class Problem(Struct, omit_defaults=True):

@@ -16,7 +16,8 @@ from starlette.staticfiles import StaticFiles
 from .. import store, wire
 from ..config import Config
 from ..store.live import Live
-from . import games, live, problems
+from . import backends, games, hints, leaderboards, live, problems, replays
+from .backends import Backends
 from .responses import MsgspecResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +33,7 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    await request.app.state.games.ping()
+    await backends.of(request).games.ping()
     return MsgspecResponse(wire.Health(status="ok"))
 
 
@@ -52,13 +53,18 @@ def create_app(config: Config | None = None) -> Starlette:
         if not config.redis_url:
             raise RuntimeError("REDIS_URL is not set; start the service with python -m service")
         redis = store.connect(config.redis_url, cluster=config.redis_cluster)
-        app.state.games = store.GameStore(redis, ttl_seconds=config.game_ttl)
-        app.state.live = Live(redis)
-        await app.state.live.start()
+        b = Backends(
+            config=config,
+            games=store.GameStore(redis, ttl_seconds=config.game_ttl),
+            live=Live(redis),
+            leaderboards=store.Leaderboards(redis),
+        )
+        app.state.backends = b
+        await b.live.start()
         try:
             yield
         finally:
-            await app.state.live.stop()
+            await b.live.stop()
             await redis.aclose()
 
     routes = [
@@ -72,6 +78,11 @@ def create_app(config: Config | None = None) -> Starlette:
         Route("/games/{game_id}/flag", games.flag, methods=["POST"]),
         Route("/games/{game_id}/chord", games.chord, methods=["POST"]),
         Route("/games/{game_id}/reset", games.reset_game, methods=["POST"]),
+        Route("/games/{game_id}/pause", games.pause, methods=["POST"]),
+        Route("/games/{game_id}/resume", games.resume, methods=["POST"]),
+        Route("/games/{game_id}/hint", hints.hint, methods=["POST"]),
+        Route("/games/{game_id}/replay", replays.replay),
+        Route("/leaderboards/{preset}", leaderboards.leaderboard),
         WebSocketRoute("/games/{game_id}/events", live.events),
     ]
     if WEB.is_dir():

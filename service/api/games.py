@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import random
 import re
 import secrets
@@ -14,13 +15,15 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from .. import engine, wire
-from ..store import GameStore, Record
-from . import views
+from .. import engine, store, wire
+from ..store import Record
+from . import backends, daily, views
+from .backends import Backends
 from .problems import ApiError
 from .responses import MsgspecResponse
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 64
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -49,7 +52,7 @@ def hash_token(token: str) -> bytes:
 
 
 async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) -> T:
-    limit: int = request.app.state.config.max_body
+    limit = backends.of(request).config.max_body
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
@@ -87,9 +90,13 @@ def authorise(record: Record, token: str) -> None:
         raise ApiError(403, "forbidden", "that token does not belong to this game")
 
 
-def _store(request: Request) -> GameStore:
-    store: GameStore = request.app.state.games
-    return store
+async def load_authorised(request: Request) -> tuple[str, str, Record]:
+    """The game a request may change: its id, the caller's token and the loaded record."""
+    game_id = game_id_of(request)
+    token = bearer_token(request)
+    record = await backends.of(request).games.load(game_id)
+    authorise(record, token)
+    return game_id, token, record
 
 
 # ---- create, read, reset -------------------------------------------------------------------
@@ -97,10 +104,17 @@ def _store(request: Request) -> GameStore:
 
 def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:
     sizes = (body.width, body.height, body.mines)
-    if body.preset is not None:
+    named = body.daily or body.preset
+    if body.daily and body.preset:
+        raise ApiError(422, "invalid_request", "give a preset or a daily board, not both")
+    if body.daily and (body.seed is not None or body.first_click != "zero"):
+        raise ApiError(422, "invalid_request", "a daily board sets its own seed and start")
+    if named is not None:
         if any(v is not None for v in sizes):
-            raise ApiError(422, "invalid_request", "give a preset or width/height/mines, not both")
-        return engine.preset(body.preset)
+            raise ApiError(
+                422, "invalid_request", "give a preset or width/height/mines, not both"
+            )
+        return engine.preset(named)
     if all(v is None for v in sizes):
         return engine.preset("beginner")
     if body.width is None or body.height is None or body.mines is None:
@@ -111,25 +125,42 @@ def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:
 async def start_game(
     request: Request, settings: engine.Settings, options: wire.NewGame
 ) -> Response:
+    b = backends.of(request)
     now = views.now_ms()
-    game = engine.new_game(
-        settings,
-        seed=options.seed if options.seed is not None else secrets.randbits(64),
-        now_ms=now,
-        first_click=options.first_click,
-        no_guess=options.no_guess,
-        question_marks=options.question_marks,
-    )
+    date = None
+    if options.daily:
+        date = daily.today(now)
+        secret = await b.leaderboards.daily_secret()
+        seed = daily.seed(secret, date, options.daily, options.no_guess)
+        game = daily.board(settings, seed, options.no_guess, now)
+    else:
+        game = engine.new_game(
+            settings,
+            seed=options.seed if options.seed is not None else secrets.randbits(64),
+            now_ms=now,
+            first_click=options.first_click,
+            no_guess=options.no_guess,
+            question_marks=options.question_marks,
+        )
+    # A chosen seed makes the board knowable in advance: such games are not ranked.
+    ranked = settings.preset is not None and options.seed is None
     game_id = secrets.token_hex(16)
     token = secrets.token_urlsafe(32)
-    await _store(request).create(game_id, game, hash_token(token), options.player)
-    body = wire.CreatedGame(game=views.game_view(game_id, game, now, options.player), token=token)
-    return MsgspecResponse(body, status_code=201, headers={"Location": f"/games/{game_id}"})
+    await b.games.create(
+        game_id, game, hash_token(token), options.player, daily=date, ranked=ranked
+    )
+    view = views.game_view(game_id, game, now, player=options.player, daily=date)
+    return MsgspecResponse(
+        wire.CreatedGame(game=view, token=token),
+        status_code=201,
+        headers={"Location": f"/games/{game_id}"},
+    )
 
 
 async def create_game(request: Request) -> Response:
     body = await read_body(request, wire.NewGame, empty_ok=True)
-    return await start_game(request, settings_of(body, request.app.state.config.max_cells), body)
+    settings = settings_of(body, backends.of(request).config.max_cells)
+    return await start_game(request, settings, body)
 
 
 def _wants_text(request: Request) -> bool:
@@ -139,19 +170,16 @@ def _wants_text(request: Request) -> bool:
 
 async def get_game(request: Request) -> Response:
     game_id = game_id_of(request)
-    record = await _store(request).load(game_id)
+    record = await backends.of(request).games.load(game_id)
     now = views.now_ms()
     if _wants_text(request):
         return PlainTextResponse(views.board_text(game_id, record.game, now))
-    return MsgspecResponse(views.game_view(game_id, record.game, now, record.player))
+    return MsgspecResponse(views.record_view(game_id, record, now))
 
 
 async def reset_game(request: Request) -> Response:
-    game_id = game_id_of(request)
-    token = bearer_token(request)
-    store = _store(request)
-    record = await store.load(game_id)
-    authorise(record, token)
+    game_id, _, record = await load_authorised(request)
+    b = backends.of(request)
     old = record.game
     settings = engine.Settings(old.width, old.height, old.mines, old.preset)
     options = wire.NewGame(
@@ -162,8 +190,8 @@ async def reset_game(request: Request) -> Response:
     )
     response = await start_game(request, settings, options)
     next_id = response.headers["location"].rsplit("/", 1)[1]
-    await store.set_next(game_id, next_id)
-    await request.app.state.live.publish(game_id, wire.json_encoder.encode(wire.Reset(next_id)))
+    await b.games.set_next(game_id, next_id)
+    await b.live.publish(game_id, wire.json_encoder.encode(wire.Reset(next_id)))
     return response
 
 
@@ -188,7 +216,7 @@ def _idempotency_key(request: Request) -> str | None:
 
 
 async def play(
-    store: GameStore,
+    b: Backends,
     game_id: str,
     token: str,
     move: engine.Move,
@@ -202,7 +230,7 @@ async def play(
     """
     key, fingerprint = idempotency if idempotency else (None, b"")
     for attempt in range(MAX_ATTEMPTS):
-        record = await store.load(game_id, key)
+        record = await b.games.load(game_id, key)
         authorise(record, token)
         if record.idempotent is not None:
             first = _idempotent.decode(record.idempotent)
@@ -218,9 +246,12 @@ async def play(
             )
         now = views.now_ms()
         game, cells = engine.apply(record.game, move, now)
-        body = wire.json_encoder.encode(views.diff(game, move, cells, now))
+        played = views.played(move.action, move.x, move.y, now)
+        body = wire.json_encoder.encode(views.diff(game, played, cells, now))
         saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
-        if await store.commit(game_id, record.rev, game, body if cells else None, saved):
+        if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):
+            if game.status == "won" and record.game.status != "won":
+                await enter_leaderboard(b, game_id, record, game)
             return body
         # Another move won the race: back off a little, with jitter, and play on its result.
         await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
@@ -228,6 +259,25 @@ async def play(
         503, "store_unavailable", "the game is too busy right now; try again",
         {"Retry-After": "1"},
     )
+
+
+async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
+    """Rank a win: presets only, no chosen seed, no hints."""
+    if game.preset is None or game.clicks.hints or not (record.ranked or record.daily):
+        return
+    entry = store.Entry(
+        game_id=game_id,
+        player=record.player or "anonymous",
+        elapsed_ms=game.elapsed_ms(game.ended_at or 0),
+        ended_at=game.ended_at or 0,
+        bbbv=game.bbbv,
+    )
+    board = store.board_name(game.preset, game.no_guess, record.daily)
+    try:
+        await b.leaderboards.record(board, entry)
+    except store.StoreUnavailable:
+        # The win itself is committed; only its ranking is lost.
+        log.warning("could not enter game %s in leaderboard %s", game_id, board)
 
 
 def _move_endpoint(action: engine.Action) -> Any:
@@ -244,7 +294,7 @@ def _move_endpoint(action: engine.Action) -> Any:
             fingerprint = hashlib.sha256(wire.json_encoder.encode(move)).digest()
             idempotency = (key, fingerprint)
         diff = await play(
-            _store(request), game_id, token, move,
+            backends.of(request), game_id, token, move,
             if_match=_if_match(request), idempotency=idempotency,
         )
         return MsgspecResponse(diff)
@@ -256,3 +306,32 @@ def _move_endpoint(action: engine.Action) -> Any:
 reveal = _move_endpoint("reveal")
 flag = _move_endpoint("flag")
 chord = _move_endpoint("chord")
+
+
+# ---- pause and resume ----------------------------------------------------------------------
+
+
+def _pause_endpoint(action: str) -> Any:
+    change = engine.pause if action == "pause" else engine.resume
+
+    async def endpoint(request: Request) -> Response:
+        game_id, _, record = await load_authorised(request)
+        b = backends.of(request)
+        for _attempt in range(MAX_ATTEMPTS):
+            now = views.now_ms()
+            game = change(record.game, now)
+            cells = views.board_changes(record.game, game)
+            played = views.played("pause" if action == "pause" else "resume", None, None, now)
+            body = wire.json_encoder.encode(views.diff(game, played, cells, now))
+            changed = game.version != record.game.version
+            if not changed or await b.games.commit(game_id, record.rev, game, body):
+                return MsgspecResponse(body)
+            record = await b.games.load(game_id)
+        raise ApiError(503, "store_unavailable", "the game is too busy right now; try again")
+
+    endpoint.__name__ = action
+    return endpoint
+
+
+pause = _pause_endpoint("pause")
+resume = _pause_endpoint("resume")

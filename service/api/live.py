@@ -17,8 +17,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import engine, wire
 from ..store import GameStore, Record
-from ..store.live import RESYNC, Live, Subscription
-from . import views
+from ..store.live import RESYNC, Subscription
+from . import backends, views
+from .backends import Backends
 from .games import authorise, play
 from .problems import ApiError, api_error_of, problem
 
@@ -56,10 +57,11 @@ class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
 class Session:
     """One socket: a writer that forwards live diffs, a reader that takes moves."""
 
-    def __init__(self, ws: WebSocket, game_id: str, games: GameStore) -> None:
+    def __init__(self, ws: WebSocket, game_id: str, b: Backends) -> None:
         self.ws = ws
         self.game_id = game_id
-        self.games = games
+        self.backends = b
+        self.games: GameStore = b.games
         self.version = 0
         self.token: str | None = None
         self._send_lock = asyncio.Lock()
@@ -80,7 +82,7 @@ class Session:
         if diffs is None:
             record = record or await self.games.load(self.game_id)
             now = views.now_ms()
-            view = views.game_view(self.game_id, record.game, now, record.player)
+            view = views.record_view(self.game_id, record, now)
             await self.send(_encode(wire.Snapshot(view)))
             self.version = record.game.version
             return
@@ -142,16 +144,16 @@ class Session:
             raise ApiError(401, "unauthorized", 'send {"type": "auth", "token": ...} first')
         action = _ACTIONS[type(message)]
         move = engine.Move(action, message.x, message.y, getattr(message, "mark", None))
-        diff = await play(self.games, self.game_id, self.token, move)
+        diff = await play(self.backends, self.game_id, self.token, move)
         await self.send(_encode(_RawResult(message.id, msgspec.Raw(diff))))
 
 
 async def events(ws: WebSocket) -> None:
     game_id = ws.path_params["game_id"]
-    games: GameStore = ws.app.state.games
-    live: Live = ws.app.state.live
+    b = backends.of(ws)
+    games, live = b.games, b.live
     await ws.accept()
-    session = Session(ws, game_id, games)
+    session = Session(ws, game_id, b)
     try:
         since = _since(ws.query_params.get("since"))
         async with live.subscribe(game_id) as sub:

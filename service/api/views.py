@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from .. import engine, wire
+from ..store import Record
 from ..wire import optional_timestamp, timestamp
 
 
@@ -41,7 +42,14 @@ def stats(game: engine.Game, now: int) -> wire.Stats:
     )
 
 
-def game_view(game_id: str, game: engine.Game, now: int, player: str | None) -> wire.GameView:
+def game_view(
+    game_id: str,
+    game: engine.Game,
+    now: int,
+    *,
+    player: str | None = None,
+    daily: str | None = None,
+) -> wire.GameView:
     return wire.GameView(
         id=game_id,
         version=game.version,
@@ -56,6 +64,7 @@ def game_view(game_id: str, game: engine.Game, now: int, player: str | None) -> 
         question_marks=game.question_marks,
         paused=game.paused,
         player=player,
+        daily=daily,
         board=visible_board(game),
         created_at=timestamp(game.created_at),
         started_at=optional_timestamp(game.started_at),
@@ -66,13 +75,17 @@ def game_view(game_id: str, game: engine.Game, now: int, player: str | None) -> 
     )
 
 
+def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
+    return game_view(game_id, record.game, now, player=record.player, daily=record.daily)
+
+
 def diff(
-    game: engine.Game, move: engine.Move, cells: list[engine.Cell], now: int
+    game: engine.Game, move: wire.PlayedMove, cells: list[engine.Cell], now: int
 ) -> wire.Diff:
     return wire.Diff(
         version=game.version,
         status=game.status,
-        move=wire.PlayedMove(action=move.action, x=move.x, y=move.y, at=timestamp(now)),
+        move=move,
         cells=cells,
         mines_left=game.mines_left,
         started_at=optional_timestamp(game.started_at),
@@ -80,6 +93,17 @@ def diff(
         elapsed_ms=game.elapsed_ms(now),
         stats=stats(game, now) if game.finished else None,
     )
+
+
+def played(action: wire.MoveAction, x: int | None, y: int | None, now: int) -> wire.PlayedMove:
+    return wire.PlayedMove(action=action, x=x, y=y, at=timestamp(now))
+
+
+def board_changes(before: engine.Game, after: engine.Game) -> list[engine.Cell]:
+    """Cells whose visible character differs: what a pause or resume shows."""
+    old = "".join(visible_board(before)).encode()
+    new = "".join(visible_board(after)).encode()
+    return engine.grid.changed(old, new, after.width)
 
 
 def board_text(game_id: str, game: engine.Game, now: int) -> str:

@@ -3,13 +3,17 @@
 from .connection import Redis, connect
 from .errors import GameNotFound, StoreError, StoreUnavailable
 from .games import GameStore, Record
+from .leaderboards import Entry, Leaderboards, board_name
 
 __all__ = [
+    "Entry",
     "GameNotFound",
     "GameStore",
+    "Leaderboards",
     "Record",
     "Redis",
     "StoreError",
     "StoreUnavailable",
+    "board_name",
     "connect",
 ]

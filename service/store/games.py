@@ -3,20 +3,15 @@ a stream of its diffs and idempotency records, all under the game's hash tag."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import msgspec
-import redis.exceptions
 
 from .. import engine
 from . import keys
 from .connection import Redis
-from .errors import GameNotFound, StoreUnavailable
-
-T = TypeVar("T")
+from .errors import GameNotFound, redis_errors
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # Long enough to replay any game a person plays; a cap so a runaway game cannot
@@ -34,22 +29,10 @@ class Record(msgspec.Struct, frozen=True):
     token_hash: bytes
     player: str | None
     next_id: str | None
+    # The date of a daily board, and whether a win may enter a leaderboard.
+    daily: str | None = None
+    ranked: bool = False
     idempotent: bytes | None = None
-
-
-@asynccontextmanager
-async def _translate_errors() -> AsyncIterator[None]:
-    try:
-        yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-        raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
-    except redis.exceptions.ClusterDownError as exc:
-        raise StoreUnavailable(str(exc)) from exc
-
-
-async def guarded(call: Callable[[], Awaitable[T]]) -> T:
-    async with _translate_errors():
-        return await call()
 
 
 class GameStore:
@@ -59,17 +42,28 @@ class GameStore:
         self._commit = redis.register_script(_COMMIT)
 
     async def ping(self) -> bool:
-        async with _translate_errors():
+        async with redis_errors():
             return bool(await self.redis.ping())
 
     async def create(
-        self, game_id: str, game: engine.Game, token_hash: bytes, player: str | None
+        self,
+        game_id: str,
+        game: engine.Game,
+        token_hash: bytes,
+        player: str | None,
+        *,
+        daily: str | None = None,
+        ranked: bool = False,
     ) -> None:
         fields: dict[Any, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
         if player:
             fields["player"] = player
+        if daily:
+            fields["daily"] = daily
+        if ranked:
+            fields["ranked"] = 1
         key = keys.game(game_id)
-        async with _translate_errors():
+        async with redis_errors():
             pipe = self.redis.pipeline(transaction=True)
             pipe.hset(key, mapping=fields)
             pipe.pexpire(key, self.ttl_ms)
@@ -78,13 +72,13 @@ class GameStore:
     async def load(self, game_id: str, idempotency_key: str | None = None) -> Record:
         """The game and, when asked, the answer stored for an idempotency key: one round trip."""
         key = keys.game(game_id)
-        async with _translate_errors():
+        async with redis_errors():
             pipe = self.redis.pipeline(transaction=False)
-            pipe.hmget(key, ["rev", "snap", "tok", "player", "next"])
+            pipe.hmget(key, ["rev", "snap", "tok", "player", "next", "daily", "ranked"])
             if idempotency_key is not None:
                 pipe.get(keys.idempotency(game_id, idempotency_key))
             replies = await pipe.execute()
-        rev, snap, tok, player, next_id = replies[0]
+        rev, snap, tok, player, next_id, daily, ranked = replies[0]
         if rev is None or snap is None:
             raise GameNotFound(game_id)
         return Record(
@@ -93,6 +87,8 @@ class GameStore:
             token_hash=tok or b"",
             player=player.decode() if player else None,
             next_id=next_id.decode() if next_id else None,
+            daily=daily.decode() if daily else None,
+            ranked=ranked == b"1",
             idempotent=replies[1] if idempotency_key is not None else None,
         )
 
@@ -106,7 +102,7 @@ class GameStore:
     ) -> bool:
         """Store ``game`` if nothing was written since ``rev``; False when beaten to it."""
         idem_key, idem_value = idempotent if idempotent else (None, b"")
-        async with _translate_errors():
+        async with redis_errors():
             result = await self._commit(
                 keys=[
                     keys.game(game_id),
@@ -129,14 +125,18 @@ class GameStore:
             raise GameNotFound(game_id)
         return bool(result == 1)
 
+    async def note(self, game_id: str, rev: bytes, game: engine.Game) -> bool:
+        """Store a change that is no move (a hint's count): no diff, nothing published."""
+        return await self.commit(game_id, rev, game, None)
+
     async def set_next(self, game_id: str, next_id: str) -> None:
         """Remember and announce the game that a reset started from this one."""
-        async with _translate_errors():
+        async with redis_errors():
             await self.redis.hset(keys.game(game_id), "next", next_id)
 
     async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
         """The diffs after ``version`` in order, or None when the stream no longer holds them."""
-        async with _translate_errors():
+        async with redis_errors():
             entries = cast(
                 list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
             )
@@ -147,6 +147,6 @@ class GameStore:
 
     async def history(self, game_id: str) -> list[bytes]:
         """Every diff the stream still holds, oldest first."""
-        async with _translate_errors():
+        async with redis_errors():
             entries = cast(list[Any], await self.redis.xrange(keys.events(game_id)))
         return [fields[b"d"] for _, fields in entries]

@@ -1,0 +1,84 @@
+"""``GET /games/{id}/replay``: settings, mines and every move of a finished game."""
+
+from __future__ import annotations
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import engine, wire
+from ..engine import grid, solver
+from . import backends, daily, views
+from .games import game_id_of
+from .problems import ApiError
+from .responses import MsgspecResponse
+
+_diffs = msgspec.json.Decoder(wire.Diff)
+# What a cell showed before the losing move, judged from what the loss made of it.
+_BEFORE_LOSS = str.maketrans({"!": "F", "*": "#", "X": "#", **{str(n): "#" for n in range(9)}})
+
+
+def board_before_loss(board: list[str], last: wire.Diff) -> list[str]:
+    rows = [list(row) for row in board]
+    for x, y, char in last.cells:
+        rows[y][x] = char.translate(_BEFORE_LOSS)
+    return ["".join(row) for row in rows]
+
+
+async def replay(request: Request) -> Response:
+    game_id = game_id_of(request)
+    b = backends.of(request)
+    record = await b.games.load(game_id)
+    game = record.game
+    if not game.finished:
+        raise ApiError(409, "game_in_progress", "a replay is available once the game has ended")
+    diffs = [_diffs.decode(d) for d in await b.games.history(game_id)]
+    mines = grid.unpack(game.layout, game.width, game.height)
+    layout = ["".join("*" if m else "." for m in row) for row in mines.tolist()]
+    fatal = None
+    if game.status == "lost" and diffs:
+        last = diffs[-1]
+        before = board_before_loss(game.board(), last)
+        x, y = last.move.x or 0, last.move.y or 0
+        fatal = wire.Fatal(x=x, y=y, forced_guess=not solver.safe_cell_existed(before, game.mines))
+    return MsgspecResponse(
+        wire.Replay(
+            id=game_id,
+            width=game.width,
+            height=game.height,
+            mines=game.mines,
+            preset=game.preset,
+            first_click=game.first_click,
+            no_guess=game.no_guess,
+            question_marks=game.question_marks,
+            daily=record.daily,
+            player=record.player,
+            seed=game.seed,
+            status=game.status,
+            layout=layout,
+            opened=_opened_at_start(record.daily, game),
+            moves=[
+                wire.ReplayMove(
+                    version=d.version, action=d.move.action, x=d.move.x, y=d.move.y, at=d.move.at
+                )
+                for d in diffs
+            ],
+            created_at=wire.timestamp(game.created_at),
+            started_at=wire.optional_timestamp(game.started_at),
+            ended_at=wire.optional_timestamp(game.ended_at),
+            elapsed_ms=game.elapsed_ms(game.ended_at or 0),
+            stats=views.stats(game, game.ended_at or 0),
+            fatal=fatal,
+        )
+    )
+
+
+def _opened_at_start(date: str | None, game: engine.Game) -> list[engine.Cell]:
+    """A daily board starts with cells open: the ones its seed's start cell opens."""
+    if date is None or game.preset is None:
+        return []
+    start = daily.board(engine.preset(game.preset), game.seed, game.no_guess, game.created_at)
+    hidden = bytes([ord("#")]) * len(start.cells)
+    return grid.changed(hidden, start.cells, game.width)
+
+
