@@ -1,0 +1,108 @@
+"""What the sync and async clients share: request bodies, headers and answers."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import TypeVar
+
+import httpx
+import msgspec
+
+from service.engine import Action, Mark
+from service.wire import Cell, FlagCell, NewGame, Problem
+
+from .errors import ApiError, error_for
+from .game import Game
+
+T = TypeVar("T")
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+USER_AGENT = "minesweeper-python"
+
+_encoder = msgspec.json.Encoder()
+_problem = msgspec.json.Decoder(Problem)
+# The code of an error answer that is not problem+json (a proxy's, say).
+_CODE_OF_STATUS = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    412: "version_conflict",
+    413: "too_large",
+    422: "invalid_request",
+    429: "rate_limited",
+    503: "store_unavailable",
+}
+
+
+def new_game_body(**options: object) -> bytes:
+    """A :class:`~service.wire.NewGame` body with only the options that differ from the
+    defaults, so a client stays compatible with services that know fewer options."""
+    defaults = msgspec.structs.asdict(NewGame())
+    return _encoder.encode({k: v for k, v in options.items() if v != defaults.get(k)})
+
+
+def move_body(action: Action, x: int, y: int, mark: Mark | None) -> bytes:
+    if action == "flag":
+        return _encoder.encode(FlagCell(x, y, mark))
+    return _encoder.encode(Cell(x, y))
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def move_headers(
+    token: str | None, if_match: int | None, idempotency_key: str | None
+) -> dict[str, str]:
+    headers = {"Content-Type": "application/json", **auth(token)}
+    if if_match is not None:
+        headers["If-Match"] = f'"{if_match}"'
+    if idempotency_key is not None:
+        headers["Idempotency-Key"] = idempotency_key
+    return headers
+
+
+def game_id(game: Game | str) -> str:
+    return game if isinstance(game, str) else game.id
+
+
+def token_of(game: Game | str, token: str | None) -> str | None:
+    if token is not None or isinstance(game, str):
+        return token
+    return game.token
+
+
+def problem_of(response: httpx.Response) -> ApiError:
+    retry_after = _seconds(response.headers.get("retry-after"))
+    content_type = response.headers.get("content-type", "")
+    if "json" in content_type:
+        try:
+            return error_for(_problem.decode(response.content), retry_after)
+        except msgspec.DecodeError:
+            pass
+    status = response.status_code
+    phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+    code = _CODE_OF_STATUS.get(status, "http_error")
+    detail = response.text[:200].strip() or phrase
+    return error_for(Problem(title=phrase, status=status, code=code, detail=detail), retry_after)
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    if response.is_error:
+        raise problem_of(response)
+    return response
+
+
+def decode(response: httpx.Response, kind: type[T]) -> T:
+    check(response)
+    decoded: T = msgspec.json.decode(response.content, type=kind)
+    return decoded
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+

@@ -1,0 +1,175 @@
+"""The synchronous client: one method per endpoint, answers decoded into wire Structs."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+import httpx
+
+from service.engine import Action, FirstClick, Mark, PresetName
+from service.wire import CreatedGame, Diff, GameView
+
+from . import _http
+from .game import Game
+
+__all__ = ["Client"]
+
+
+class Client:
+    """Talks to one service over HTTP::
+
+        with Client("http://127.0.0.1:8000") as client:
+            game = client.new_game("beginner")
+            client.reveal(game, 4, 4)
+            print("\\n".join(game.view.board))
+
+    Moves take a :class:`Game` handle (its token is used and its view kept current)
+    or a game id with ``token=``. ``http`` is an ``httpx.Client`` of your own (its
+    ``base_url`` wins over ``base_url``). Errors raise :class:`~minesweeper.ApiError`
+    subclasses; network failures raise ``httpx.TransportError``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = _http.DEFAULT_URL,
+        *,
+        timeout: float = 10.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self._http = http or httpx.Client(
+            base_url=base_url, timeout=timeout, headers={"User-Agent": _http.USER_AGENT}
+        )
+        self.base_url = str(self._http.base_url).rstrip("/")
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ---- games ----------------------------------------------------------------------------
+
+    def new_game(
+        self,
+        preset: PresetName | None = None,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        mines: int | None = None,
+        seed: int | None = None,
+        first_click: FirstClick = "zero",
+        no_guess: bool = False,
+        question_marks: bool = False,
+        player: str | None = None,
+    ) -> Game:
+        """Start a game from a preset or a custom ``width``/``height``/``mines``
+        (neither: beginner). ``seed`` makes the board reproducible."""
+        body = _http.new_game_body(
+            preset=preset, width=width, height=height, mines=mines, seed=seed,
+            first_click=first_click, no_guess=no_guess, question_marks=question_marks,
+            player=player,
+        )
+        response = self._http.post(
+            "/games", content=body, headers={"Content-Type": "application/json"}
+        )
+        created = _http.decode(response, CreatedGame)
+        return Game(created.game, created.token)
+
+    def get(self, game: Game | str) -> GameView:
+        """The game's current view (and, for a handle, the handle's new view)."""
+        view = _http.decode(self._http.get(f"/games/{_http.game_id(game)}"), GameView)
+        if isinstance(game, Game):
+            game.view = view
+        return view
+
+    def board_text(self, game: Game | str) -> str:
+        """The board as the service renders it for a terminal: rows, then a status line."""
+        response = self._http.get(
+            f"/games/{_http.game_id(game)}", headers={"Accept": "text/plain"}
+        )
+        return _http.check(response).text
+
+    def reset(self, game: Game | str, *, token: str | None = None) -> Game:
+        """A new game with the same settings (new id, new token); watchers of the old
+        game receive a :class:`~service.wire.Reset` naming it."""
+        response = self._http.post(
+            f"/games/{_http.game_id(game)}/reset",
+            headers=_http.auth(_http.token_of(game, token)),
+        )
+        created = _http.decode(response, CreatedGame)
+        return Game(created.game, created.token)
+
+    # ---- moves ----------------------------------------------------------------------------
+
+    def reveal(
+        self,
+        game: Game | str,
+        x: int,
+        y: int,
+        *,
+        token: str | None = None,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Diff:
+        """Open cell ``(x, y)``. The first reveal starts the clock; a mine ends the game."""
+        return self._move(game, "reveal", x, y, None, token, if_match, idempotency_key)
+
+    def flag(
+        self,
+        game: Game | str,
+        x: int,
+        y: int,
+        mark: Mark | None = None,
+        *,
+        token: str | None = None,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Diff:
+        """Cycle the mark of cell ``(x, y)``, or set it: ``"flag"``, ``"question"``, ``"none"``."""
+        return self._move(game, "flag", x, y, mark, token, if_match, idempotency_key)
+
+    def chord(
+        self,
+        game: Game | str,
+        x: int,
+        y: int,
+        *,
+        token: str | None = None,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Diff:
+        """Open the unmarked neighbours of the number at ``(x, y)`` once it has as many
+        flags around it as its count."""
+        return self._move(game, "chord", x, y, None, token, if_match, idempotency_key)
+
+    def _move(
+        self,
+        game: Game | str,
+        action: Action,
+        x: int,
+        y: int,
+        mark: Mark | None,
+        token: str | None,
+        if_match: int | None,
+        idempotency_key: str | None,
+    ) -> Diff:
+        response = self._http.post(
+            f"/games/{_http.game_id(game)}/{action}",
+            content=_http.move_body(action, x, y, mark),
+            headers=_http.move_headers(_http.token_of(game, token), if_match, idempotency_key),
+        )
+        diff = _http.decode(response, Diff)
+        if isinstance(game, Game) and not game.apply(diff):
+            self.get(game)
+        return diff
+
+    def __repr__(self) -> str:
+        return f"<Client {self.base_url}>"

@@ -1,0 +1,127 @@
+"""Exceptions for ``application/problem+json`` answers, one class per stable ``code``.
+
+Every error the service reports carries a :class:`~service.wire.Problem`. The SDK
+raises the subclass of :class:`ApiError` that matches its ``code``, so callers
+catch exactly what they can handle::
+
+    try:
+        client.reveal(game, 3, 4)
+    except minesweeper.GameOver:
+        ...
+
+A code this version does not know still raises :class:`ApiError`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from service.wire import Problem
+
+__all__ = [
+    "ApiError",
+    "Forbidden",
+    "GameOver",
+    "InvalidRequest",
+    "NotFound",
+    "Paused",
+    "RateLimited",
+    "StoreUnavailable",
+    "TooLarge",
+    "Unauthorized",
+    "VersionConflict",
+    "error_for",
+]
+
+
+class ApiError(Exception):
+    """The service answered with a problem; :attr:`problem` holds it as sent."""
+
+    code: ClassVar[str] = ""
+    _by_code: ClassVar[dict[str, type[ApiError]]] = {}
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.code:
+            ApiError._by_code[cls.code] = cls
+
+    def __init__(self, problem: Problem, retry_after: float | None = None) -> None:
+        super().__init__(f"{problem.status} {problem.code}: {problem.detail}")
+        self.problem = problem
+        #: Seconds to wait before trying again, when the service said so.
+        self.retry_after = retry_after
+
+    @property
+    def status(self) -> int:
+        return self.problem.status
+
+    @property
+    def detail(self) -> str:
+        return self.problem.detail
+
+
+class InvalidRequest(ApiError):
+    """400/422: bad JSON, an unknown field, a cell off the board, an impossible board,
+    a question mark on a game without them, an Idempotency-Key reused for another move."""
+
+    code = "invalid_request"
+
+
+class Unauthorized(ApiError):
+    """401: a move without a bearer token (or, on a socket, before ``auth``)."""
+
+    code = "unauthorized"
+
+
+class Forbidden(ApiError):
+    """403: the token does not belong to this game."""
+
+    code = "forbidden"
+
+
+class NotFound(ApiError):
+    """404: no such game, or it expired."""
+
+    code = "not_found"
+
+
+class GameOver(ApiError):
+    """409: the game is won or lost; no move changes it any more."""
+
+    code = "game_over"
+
+
+class Paused(ApiError):
+    """409: the game is paused; moves wait until it is resumed."""
+
+    code = "paused"
+
+
+class VersionConflict(ApiError):
+    """412: ``if_match`` named a version the game has moved past."""
+
+    code = "version_conflict"
+
+
+class TooLarge(ApiError):
+    """413: the request body is over the service's limit."""
+
+    code = "too_large"
+
+
+class RateLimited(ApiError):
+    """429: too many requests; see :attr:`retry_after`."""
+
+    code = "rate_limited"
+
+
+class StoreUnavailable(ApiError):
+    """503: the game store is unreachable or the game too busy; see :attr:`retry_after`."""
+
+    code = "store_unavailable"
+
+
+def error_for(problem: Problem, retry_after: float | None = None) -> ApiError:
+    """The exception for ``problem``: the class of its code, else :class:`ApiError`."""
+    kind = ApiError._by_code.get(problem.code, ApiError)
+    return kind(problem, retry_after)

@@ -1,0 +1,289 @@
+"""A live connection to one game over its WebSocket: messages in, moves out.
+
+The connection resumes by itself. When the socket drops, or a message shows that a
+version was missed (a diff that skips one, a heartbeat ahead of the last diff), it
+reconnects with ``?since=<last version>`` and the service replays what was missed,
+so the messages it yields go up one version at a time with no gaps and no repeats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from types import TracebackType
+from typing import TypeAlias
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from service.engine import Mark
+from service.wire import (
+    Auth,
+    ChordMessage,
+    Diff,
+    Error,
+    FlagMessage,
+    Heartbeat,
+    Reset,
+    Result,
+    RevealMessage,
+    ServerMessage,
+    Snapshot,
+)
+
+from . import _http
+from .errors import ApiError, StoreUnavailable, error_for
+
+__all__ = ["LiveGame", "LiveMessage"]
+
+#: What iterating a :class:`LiveGame` yields; answers to its own moves are not among them.
+LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset
+
+_decoder = msgspec.json.Decoder(ServerMessage)
+_encoder = msgspec.json.Encoder()
+
+
+class LiveGame:
+    """One game's live messages, and moves sent over the same socket.
+
+    Use it as an async context manager (it connects on entry and closes on exit)
+    and iterate it::
+
+        async with client.connect(game) as live:
+            diff = await live.reveal(4, 4)
+            async for message in live:
+                ...
+
+    Iteration yields :class:`~service.wire.Snapshot` (first, unless resuming with
+    ``since``), :class:`~service.wire.Diff` per committed move in version order,
+    :class:`~service.wire.Heartbeat` when the game is quiet, and
+    :class:`~service.wire.Reset` when the game was reset. It raises the
+    :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
+    game, a wrong token) and ``ConnectionError`` when it could not resume after
+    ``retries`` attempts.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        game_id: str,
+        *,
+        token: str | None = None,
+        since: int | None = None,
+        retries: int = 8,
+        timeout: float = 10.0,
+        max_size: int = 64 * 2**20,
+    ) -> None:
+        scheme, sep, rest = base_url.rstrip("/").partition("://")
+        ws_scheme = {"http": "ws", "https": "wss"}.get(scheme, scheme)
+        self.url = f"{ws_scheme}{sep}{rest}/games/{game_id}/events"
+        self.game_id = game_id
+        #: The last version delivered: where a reconnection resumes.
+        self.version = since
+        self._token = token
+        self._retries = retries
+        self._timeout = timeout
+        self._max_size = max_size
+        self._queue: asyncio.Queue[LiveMessage | BaseException | None] = asyncio.Queue(1024)
+        self._pending: dict[int, asyncio.Future[Diff]] = {}
+        self._ids = itertools.count(1)
+        self._ws: ClientConnection | None = None
+        self._ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self._closing = False
+
+    # ---- lifetime -------------------------------------------------------------------------
+
+    async def __aenter__(self) -> LiveGame:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def open(self) -> None:
+        """Connect (raising ``OSError`` or a handshake error if the service is not there)."""
+        if self._task is None:
+            await self._connect()
+            self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
+
+    async def aclose(self) -> None:
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._fail_pending(ConnectionError("the live connection was closed"))
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._queue.put_nowait(None)
+
+    # ---- messages -------------------------------------------------------------------------
+
+    def __aiter__(self) -> LiveGame:
+        return self
+
+    async def __anext__(self) -> LiveMessage:
+        if self._task is None and not self._closing:
+            await self.open()
+        item = await self._queue.get()
+        if item is None:
+            self._queue.put_nowait(None)
+            raise StopAsyncIteration
+        if isinstance(item, BaseException):
+            self._queue.put_nowait(None)
+            raise item
+        return item
+
+    # ---- moves ----------------------------------------------------------------------------
+
+    async def reveal(self, x: int, y: int) -> Diff:
+        """Reveal ``(x, y)`` over the socket; the move's diff (also delivered in order
+        to every watcher, this one included)."""
+        return await self._move(lambda i: RevealMessage(x, y, id=i))
+
+    async def flag(self, x: int, y: int, mark: Mark | None = None) -> Diff:
+        return await self._move(lambda i: FlagMessage(x, y, mark, id=i))
+
+    async def chord(self, x: int, y: int) -> Diff:
+        return await self._move(lambda i: ChordMessage(x, y, id=i))
+
+    async def _move(
+        self, message: Callable[[int], RevealMessage | FlagMessage | ChordMessage]
+    ) -> Diff:
+        """Send a move and wait for its answer: a :class:`~service.wire.Diff` or an error.
+
+        A move in flight when the socket drops raises ``ConnectionError``; it may or
+        may not have been applied (a later diff tells).
+        """
+        if self._failure is not None:
+            raise self._failure
+        if self._closing:
+            raise ConnectionError("the live connection was closed")
+        await self.open()
+        await asyncio.wait_for(self._ready.wait(), self._timeout)
+        assert self._ws is not None
+        request_id = next(self._ids)
+        answer = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = answer
+        try:
+            await self._ws.send(_encoder.encode(message(request_id)).decode())
+            return await asyncio.wait_for(answer, self._timeout)
+        except ConnectionClosed as exc:
+            raise ConnectionError("the live connection dropped during the move") from exc
+        finally:
+            self._pending.pop(request_id, None)
+
+    # ---- the reader -----------------------------------------------------------------------
+
+    async def _connect(self) -> None:
+        url = self.url if self.version is None else f"{self.url}?since={self.version}"
+        ws = await connect(
+            url, open_timeout=self._timeout, max_size=self._max_size,
+            user_agent_header=_http.USER_AGENT,
+        )
+        if self._token:
+            await ws.send(_encoder.encode(Auth(self._token)).decode())
+        self._ws = ws
+        self._ready.set()
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                assert self._ws is not None
+                await self._pump(self._ws)
+                if self._closing:
+                    return
+                await self._reconnect()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self._failure = exc
+            self._fail_pending(exc)
+            await self._queue.put(exc)
+
+    async def _pump(self, ws: ClientConnection) -> None:
+        """Deliver messages until the socket drops or a version was missed."""
+        try:
+            async for raw in ws:
+                if not await self._handle(_decoder.decode(raw)):
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            self._ready.clear()
+            await ws.close()
+        self._fail_pending(ConnectionError("the live connection dropped during the move"))
+
+    async def _handle(self, message: ServerMessage) -> bool:
+        """Deliver or route one message; ``False`` to resume from :attr:`version`."""
+        match message:
+            case Snapshot(game=view):
+                self.version = view.version
+            case Diff(version=version):
+                if self.version is not None:
+                    if version <= self.version:
+                        return True
+                    if version > self.version + 1:
+                        return False
+                self.version = version
+            case Heartbeat(version=version):
+                if self.version is not None and version > self.version:
+                    return False
+            case Result(id=request_id, diff=diff):
+                self._answer(request_id, diff)
+                return True
+            case Error(id=request_id, problem=problem):
+                error = error_for(problem)
+                if request_id is not None:
+                    self._answer(request_id, error)
+                    return True
+                if isinstance(error, StoreUnavailable):
+                    return False
+                raise error
+        await self._queue.put(message)
+        return True
+
+    async def _reconnect(self) -> None:
+        delay = 0.05
+        last: BaseException | None = None
+        for _ in range(self._retries):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+            try:
+                await self._connect()
+                return
+            except (OSError, InvalidHandshake, TimeoutError) as exc:
+                last = exc
+        raise ConnectionError(
+            f"lost the live connection to game {self.game_id} and could not resume"
+        ) from last
+
+    def _answer(self, request_id: object, outcome: Diff | ApiError) -> None:
+        answer = self._pending.get(request_id) if isinstance(request_id, int) else None
+        if answer is None or answer.done():
+            return
+        if isinstance(outcome, Diff):
+            answer.set_result(outcome)
+        else:
+            answer.set_exception(outcome)
+
+    def _fail_pending(self, exc: BaseException) -> None:
+        for answer in self._pending.values():
+            if not answer.done():
+                answer.set_exception(exc)
+        self._pending.clear()
+
+    def __repr__(self) -> str:
+        return f"<LiveGame {self.game_id} at version {self.version}>"
