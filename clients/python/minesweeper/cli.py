@@ -1,0 +1,285 @@
+"""``minesweeper``: play and script games from a terminal.
+
+    minesweeper new --preset expert
+    minesweeper reveal GAME 4 4
+    minesweeper watch GAME
+    minesweeper play
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+import msgspec
+
+from service.wire import Diff, GameView, Reset, Snapshot
+
+from . import text
+from ._http import DEFAULT_URL
+from .aio import AsyncClient
+from .client import Client
+from .errors import ApiError
+from .game import Game, apply_diff
+from .tokens import TokenStore
+
+__all__ = ["main"]
+
+_json = msgspec.json.Encoder()
+
+
+class Usage(Exception):
+    """A mistake on the command line that argparse cannot see."""
+
+
+# ---- arguments ---------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    # --url and --json work before or after the command.
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument(
+        "--url", default=argparse.SUPPRESS,
+        help=f"service URL (default $MINESWEEPER_URL or {DEFAULT_URL})",
+    )
+    shared.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS,
+        help="print the service's JSON instead of text",
+    )
+    parser = argparse.ArgumentParser(
+        prog="minesweeper", parents=[shared],
+        description="Play Minesweeper against a Minesweeper service.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[shared], help=help, description=help)
+
+    def board_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", choices=["beginner", "intermediate", "expert"])
+        p.add_argument("--width", type=int)
+        p.add_argument("--height", type=int)
+        p.add_argument("--mines", type=int)
+        p.add_argument("--seed", type=int, help="the same seed gives the same board")
+        p.add_argument("--first-click", choices=["zero", "safe", "none"], default="zero",
+                       help="what the first reveal is sure to hit (default: zero)")
+        p.add_argument("--no-guess", action="store_true",
+                       help="a board that can be solved without guessing")
+        p.add_argument("--question-marks", action="store_true",
+                       help="flag cycles hidden -> flag -> question")
+        p.add_argument("--player", help="the name shown on leaderboards")
+
+    def game_argument(p: argparse.ArgumentParser, *, token: bool = True) -> None:
+        p.add_argument("game", metavar="GAME", help="game id")
+        if token:
+            p.add_argument("--token", help="the game's token (default: the one saved by new)")
+
+    def move_arguments(p: argparse.ArgumentParser) -> None:
+        game_argument(p)
+        p.add_argument("x", type=int, help="column, 0 at the left")
+        p.add_argument("y", type=int, help="row, 0 at the top")
+        p.add_argument("--if-match", type=int, metavar="VERSION",
+                       help="only if the game is still at VERSION")
+        p.add_argument("--idempotency-key", metavar="KEY",
+                       help="a retry with the same key is applied once")
+
+    board_options(command("new", "start a game and save its token"))
+    game_argument(command("show", "print a game's board"), token=False)
+    move_arguments(command("reveal", "reveal a cell"))
+    flag = command("flag", "flag a cell (again: unflag)")
+    move_arguments(flag)
+    flag.add_argument("--mark", choices=["flag", "question", "none"],
+                      help="set this mark instead of cycling")
+    move_arguments(command("chord", "reveal around a number whose mines are all flagged"))
+    game_argument(command("reset", "start a new game with the same settings"))
+    watch = command("watch", "print a game's moves as they happen")
+    game_argument(watch, token=False)
+    watch.add_argument("--since", type=int, metavar="VERSION",
+                       help="start with the moves after VERSION")
+    watch.add_argument("--follow", action="store_true",
+                       help="keep going after the end, following resets to the next game")
+    watch.add_argument("--board", action="store_true", help="print the board after every move")
+    play = command("play", "play in the terminal (a new game, or GAME)")
+    play.add_argument("game", metavar="GAME", nargs="?", help="a game to go on with")
+    play.add_argument("--token", help="the game's token (default: the saved one)")
+    board_options(play)
+    return parser
+
+
+# ---- commands ----------------------------------------------------------------------------
+
+
+class Cli:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        given = getattr(args, "url", None) or os.environ.get("MINESWEEPER_URL")
+        self.url: str = given or DEFAULT_URL
+        self.json: bool = getattr(args, "json", False)
+        self.tokens = TokenStore()
+        self.colour = text.use_colour(sys.stdout)
+
+    def out(self, line: str = "") -> None:
+        print(line, flush=True)
+
+    def dump(self, value: Any) -> None:
+        self.out(_json.encode(value).decode())
+
+    def token(self) -> str:
+        token: str | None = self.args.token or self.tokens.get(self.args.game)
+        if token is None:
+            raise Usage(f"no saved token for game {self.args.game}; pass --token")
+        return token
+
+    def board(self, client: Client, game_id: str) -> None:
+        board, _, status = client.board_text(game_id).rstrip("\n").rpartition("\n\n")
+        for line in text.board_lines(board.splitlines(), self.colour):
+            self.out(line)
+        self.out()
+        self.out(status)
+
+    def show_view(self, view: GameView) -> None:
+        for line in text.board_lines(view.board, self.colour):
+            self.out(line)
+        self.out()
+        self.out(text.status_line(view))
+
+    def new_game_options(self) -> dict[str, Any]:
+        a = self.args
+        custom = (a.width, a.height, a.mines)
+        if a.preset and any(v is not None for v in custom):
+            raise Usage("give --preset or --width/--height/--mines, not both")
+        return dict(
+            preset=a.preset, width=a.width, height=a.height, mines=a.mines, seed=a.seed,
+            first_click=a.first_click, no_guess=a.no_guess,
+            question_marks=a.question_marks, player=a.player,
+        )
+
+    def created(self, game: Game) -> None:
+        assert game.token is not None
+        self.tokens.put(game.id, game.token, self.url)
+        if self.json:
+            self.dump({"game": game.view, "token": game.token})
+            return
+        self.out(f"game {game.id}  {text.describe(game.view)}  (token saved)")
+        self.show_view(game.view)
+
+    # one method per command
+
+    def new(self, client: Client) -> None:
+        self.created(client.new_game(**self.new_game_options()))
+
+    def show(self, client: Client) -> None:
+        if self.json:
+            self.dump(client.get(self.args.game))
+        else:
+            self.board(client, self.args.game)
+
+    def reset(self, client: Client) -> None:
+        self.created(client.reset(self.args.game, token=self.token()))
+
+    def move(self, client: Client) -> None:
+        a = self.args
+        act: Callable[..., Diff] = getattr(client, a.command)
+        extra = {"mark": a.mark} if a.command == "flag" and a.mark else {}
+        diff = act(
+            a.game, a.x, a.y, token=self.token(), if_match=a.if_match,
+            idempotency_key=a.idempotency_key, **extra,
+        )
+        if self.json:
+            self.dump(diff)
+            return
+        self.out(text.diff_line(diff))
+        self.board(client, a.game)
+
+    reveal = flag = chord = move
+
+    async def watch(self) -> None:
+        a = self.args
+        game_id, since = a.game, a.since
+        view: GameView | None = None
+        async with AsyncClient(self.url) as client:
+            while True:
+                async for message in client.watch(game_id, since=since):
+                    if self.json and not isinstance(message, Reset):
+                        self.dump(message)
+                    if isinstance(message, Snapshot):
+                        view = message.game
+                        if not self.json:
+                            self.out(f"game {game_id}  {text.describe(view)}")
+                            self.show_view(view)
+                    elif isinstance(message, Diff):
+                        view = await self._follow(client, game_id, view, message)
+                        if not self.json:
+                            self.out(text.diff_line(message))
+                            if a.board or message.status in ("won", "lost"):
+                                self.show_view(view)
+                    elif isinstance(message, Reset):
+                        if self.json:
+                            self.dump(message)
+                        else:
+                            self.out(f"reset: play goes on in game {message.next_id}")
+                        if a.follow:
+                            game_id, since, view = message.next_id, None, None
+                            break
+                        return
+                    if view is not None and view.status in ("won", "lost") and not a.follow:
+                        if not self.json:
+                            self.out(text.outcome(view) or "")
+                        return
+                else:
+                    return
+
+    async def _follow(
+        self, client: AsyncClient, game_id: str, view: GameView | None, diff: Diff
+    ) -> GameView:
+        """The view after ``diff``; fetched when there is none to update (``--since``)."""
+        if view is not None and diff.version <= view.version:
+            return view
+        if view is not None and diff.version == view.version + 1:
+            return apply_diff(view, diff)
+        return await client.get(game_id)
+
+    def play(self) -> None:
+        from .play import play
+
+        a = self.args
+        token = a.token or (self.tokens.get(a.game) if a.game else None)
+        options = {} if a.game else self.new_game_options()
+        play(self.url, a.game, token, options, self.tokens)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    cli = Cli(args)
+    try:
+        if args.command == "watch":
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(cli.watch())
+        elif args.command == "play":
+            cli.play()
+        else:
+            with Client(cli.url) as client:
+                getattr(cli, args.command)(client)
+    except ApiError as exc:
+        p = exc.problem
+        print(f"minesweeper: {p.title} ({p.code}): {p.detail}", file=sys.stderr)
+        return 1
+    except Usage as exc:
+        print(f"minesweeper: {exc}", file=sys.stderr)
+        return 2
+    except (httpx.TransportError, OSError) as exc:
+        print(f"minesweeper: cannot reach {cli.url}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

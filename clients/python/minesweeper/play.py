@@ -1,0 +1,322 @@
+"""``minesweeper play``: the game in a terminal, with cursor keys and colours.
+
+Moves go over the game's WebSocket, which also brings moves made elsewhere (another
+terminal, the web page) and keeps the clock in step with the server's timestamps.
+No curses: the whole screen is redrawn with ANSI sequences after every change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import termios
+import time
+import tty
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any, Literal
+
+from service.wire import Diff, Heartbeat, Reset, Snapshot
+
+from . import text
+from .aio import AsyncClient
+from .errors import ApiError
+from .game import Game
+from .live import LiveGame
+from .tokens import TokenStore
+
+__all__ = ["play"]
+
+HELP = "arrows/hjkl move  space/enter reveal  f flag  c chord  n new  q quit"
+_ARROWS = {b"A": "up", b"B": "down", b"C": "right", b"D": "left"}
+_STEPS = {
+    "up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0),
+    "k": (0, -1), "j": (0, 1), "h": (-1, 0), "l": (1, 0),
+}
+REVERSE = "\x1b[7m"
+
+
+def keys(data: bytes) -> Iterator[str]:
+    """Key names in a chunk of terminal input: ``up`` ... ``left`` or the character."""
+    i = 0
+    while i < len(data):
+        if data[i : i + 1] == b"\x1b" and data[i + 1 : i + 2] in (b"[", b"O"):
+            arrow = _ARROWS.get(data[i + 2 : i + 3])
+            if arrow:
+                yield arrow
+            i += 3
+            continue
+        yield {b"\r": "enter", b"\n": "enter", b" ": "space", b"\x04": "q"}.get(
+            data[i : i + 1], chr(data[i]).lower()
+        )
+        i += 1
+
+
+class Terminal:
+    """Keys without echo or line buffering, the alternate screen, a hidden cursor;
+    everything put back on exit."""
+
+    def __init__(self) -> None:
+        self.fd = sys.stdin.fileno()
+        self._saved: list[Any] = []
+
+    def __enter__(self) -> Terminal:
+        self._saved = termios.tcgetattr(self.fd)
+        tty.setcbreak(self.fd)
+        self.write("\x1b[?1049h\x1b[?25l")
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.write("\x1b[0m\x1b[?25h\x1b[?1049l")
+        termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
+
+    @staticmethod
+    def write(data: str) -> None:
+        sys.stdout.write(data)
+        sys.stdout.flush()
+
+    @staticmethod
+    def size() -> tuple[int, int]:
+        columns, lines = shutil.get_terminal_size()
+        return columns, lines
+
+
+class Player:
+    def __init__(self, client: AsyncClient, game: Game, tokens: TokenStore) -> None:
+        self.client = client
+        self.game = game
+        self.tokens = tokens
+        self.colour = text.use_colour(sys.stdout)
+        self.hidden = "·" if (sys.stdout.encoding or "").lower().startswith("utf") else "."
+        self.cursor = (game.view.width // 2, game.view.height // 2)
+        self.origin = (0, 0)
+        self.message = ""
+        self.offset_ms = 0  # server clock minus ours
+        self.live: LiveGame | None = None
+        self.done = False
+        self._switch = asyncio.Event()
+
+    # ---- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        pressed: asyncio.Queue[bytes] = asyncio.Queue()
+        fd = sys.stdin.fileno()
+        loop.add_reader(fd, lambda: pressed.put_nowait(os.read(fd, 1024)))
+        loop.add_signal_handler(signal.SIGWINCH, self.draw)
+        try:
+            while not self.done:
+                self._switch.clear()
+                self.sync_clock(self.game.view.server_time)
+                async with self.client.connect(self.game) as live:
+                    self.live = live
+                    self.draw()
+                    tasks = [asyncio.create_task(t) for t in (self.follow(live), self.tick())]
+                    try:
+                        await self.read_keys(pressed)
+                    finally:
+                        for task in tasks:
+                            task.cancel()
+                            with contextlib.suppress(BaseException):
+                                await task
+        finally:
+            loop.remove_reader(fd)
+            loop.remove_signal_handler(signal.SIGWINCH)
+
+    async def read_keys(self, pressed: asyncio.Queue[bytes]) -> None:
+        while not self.done and not self._switch.is_set():
+            for key in keys(await pressed.get()):
+                await self.press(key)
+                if self.done or self._switch.is_set():
+                    return
+
+    async def follow(self, live: LiveGame) -> None:
+        """Moves from anywhere, the clock, resets."""
+        try:
+            async for message in live:
+                if isinstance(message, Snapshot):
+                    self.game.view = message.game
+                    self.sync_clock(message.game.server_time)
+                elif isinstance(message, Diff):
+                    await self.absorb(message)
+                elif isinstance(message, Heartbeat):
+                    self.sync_clock(message.server_time)
+                elif isinstance(message, Reset):
+                    self.message = f"this game was reset; it goes on as {message.next_id}"
+                self.draw()
+        except (ApiError, OSError) as exc:
+            self.message = f"live updates stopped: {exc}"
+            self.draw()
+
+    async def tick(self) -> None:
+        shown = self.elapsed_ms() // 1000
+        while True:
+            await asyncio.sleep(0.1)
+            now = self.elapsed_ms() // 1000
+            if now != shown:
+                shown = now
+                self.draw()
+
+    # ---- keys -----------------------------------------------------------------------------
+
+    async def press(self, key: str) -> None:
+        view = self.game.view
+        if key in _STEPS:
+            dx, dy = _STEPS[key]
+            x, y = self.cursor
+            x, y = min(max(x + dx, 0), view.width - 1), min(max(y + dy, 0), view.height - 1)
+            self.cursor = (x, y)
+        elif key in ("space", "enter"):
+            await self.move("reveal")
+        elif key == "f":
+            await self.move("flag")
+        elif key == "c":
+            await self.move("chord")
+        elif key == "n":
+            await self.new_game()
+        elif key in ("q", "\x1b"):
+            self.done = True
+            return
+        self.draw()
+
+    async def move(self, action: Literal["reveal", "flag", "chord"]) -> None:
+        if self.game.token is None:
+            self.message = "watching only: no token for this game here (pass --token)"
+            return
+        if self.game.finished:
+            self.message = "the game is over: n for a new game, q to quit"
+            return
+        assert self.live is not None
+        x, y = self.cursor
+        try:
+            if action == "flag":
+                diff = await self.live.flag(x, y)
+            elif action == "chord":
+                diff = await self.live.chord(x, y)
+            else:
+                diff = await self.live.reveal(x, y)
+        except ApiError as exc:
+            self.message = exc.detail
+            return
+        except (OSError, TimeoutError) as exc:
+            self.message = f"the move did not go through: {exc or 'timed out'}"
+            return
+        self.message = ""
+        await self.absorb(diff)
+
+    async def absorb(self, diff: Diff) -> None:
+        self.sync_clock(diff.move.at)
+        if not self.game.apply(diff):
+            await self.client.get(self.game)
+
+    async def new_game(self) -> None:
+        old = self.game
+        try:
+            if old.token is not None:
+                game = await self.client.reset(old)
+            else:
+                v = old.view
+                game = await self.client.new_game(
+                    v.preset, width=None if v.preset else v.width,
+                    height=None if v.preset else v.height, mines=None if v.preset else v.mines,
+                    first_click=v.first_click, no_guess=v.no_guess,
+                    question_marks=v.question_marks, player=v.player,
+                )
+        except (ApiError, OSError) as exc:
+            self.message = f"no new game: {exc}"
+            return
+        assert game.token is not None
+        self.tokens.put(game.id, game.token, self.client.base_url)
+        self.game = game
+        self.message = "new game"
+        x, y = self.cursor
+        self.cursor = (min(x, game.view.width - 1), min(y, game.view.height - 1))
+        self._switch.set()
+
+    # ---- the clock ------------------------------------------------------------------------
+
+    def sync_clock(self, stamp: str) -> None:
+        self.offset_ms = text.millis(stamp) - time.time_ns() // 1_000_000
+
+    def elapsed_ms(self) -> int:
+        v = self.game.view
+        if v.started_at is None:
+            return 0
+        if v.ended_at is not None:
+            return v.elapsed_ms
+        server_now = time.time_ns() // 1_000_000 + self.offset_ms
+        return max(server_now - text.millis(v.started_at), v.elapsed_ms)
+
+    # ---- the screen -----------------------------------------------------------------------
+
+    def draw(self) -> None:
+        v = self.game.view
+        columns, lines = Terminal.size()
+        rows, cols = max(lines - 7, 1), max((columns - 2) // 2, 1)
+        self.scroll(rows, cols)
+        left, top = self.origin
+        seconds = self.elapsed_ms() // 1000
+        state = {"ready": "reveal a cell to start"}.get(v.status, v.status)
+        out = [
+            f"Minesweeper  {text.describe(v)}  game {v.id}",
+            f"mines left {v.mines_left}   time {seconds}   {state}",
+            "",
+        ]
+        for y in range(top, min(top + rows, v.height)):
+            row = v.board[y]
+            xs = range(left, min(left + cols, v.width))
+            out.append(" " + " ".join(self.cell(row[x], (x, y) == self.cursor) for x in xs))
+        out.append("")
+        out.append(text.outcome(v) or self.message)
+        out.append(HELP)
+        # Home, each line then clear to its end, then clear below: no flicker, no leftovers.
+        Terminal.write("\x1b[H" + "\x1b[K\n".join(out) + "\x1b[K\x1b[J")
+
+    def cell(self, char: str, here: bool) -> str:
+        shown = {"#": self.hidden, "0": " "}.get(char, char)
+        if here:
+            return f"{REVERSE}{shown}{text.RESET}"
+        style = text.STYLES.get(char) if self.colour else None
+        return f"{style}{shown}{text.RESET}" if style else shown
+
+    def scroll(self, rows: int, cols: int) -> None:
+        """Move the window over a board larger than the terminal to keep the cursor in it."""
+        (x, y), (left, top) = self.cursor, self.origin
+        left = min(max(left, x - cols + 1), x)
+        top = min(max(top, y - rows + 1), y)
+        self.origin = (left, top)
+
+
+async def _play(
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+) -> str:
+    async with AsyncClient(url) as client:
+        if game_id:
+            game = Game(await client.get(game_id), token)
+        else:
+            game = await client.new_game(**options)
+            assert game.token is not None
+            tokens.put(game.id, game.token, client.base_url)
+        player = Player(client, game, tokens)
+        with Terminal():
+            await player.run()
+        v = player.game.view
+        return f"game {v.id}: " + (text.outcome(v) or text.status_line(v))
+
+
+def play(
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+) -> None:
+    """Run the terminal game until the player quits."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise SystemExit("minesweeper play needs a terminal; see the other commands for scripts")
+    print(asyncio.run(_play(url, game_id, token, options, tokens)))
