@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+import logging.config
 import os
 import sys
+import tempfile
 
 import uvicorn
 
+from . import logs
 from .config import Config, usage
 from .store.embedded import EmbeddedRedis
 
@@ -18,9 +21,11 @@ def main(argv: list[str] | None = None) -> None:
         print(usage())
         raise SystemExit(0 if args[0] in ("-h", "--help") else 2)
     config = Config.from_env()
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    log_config = logs.config(config.log_level)
+    logging.config.dictConfig(log_config)
+    if config.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        # Each worker counts on its own; /metrics adds them up from this folder.
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ms-metrics-")
     embedded = None
     if not config.redis_url:
         embedded = EmbeddedRedis(config.data_dir).start()
@@ -34,7 +39,8 @@ def main(argv: list[str] | None = None) -> None:
             port=config.port,
             workers=config.workers,
             log_level=config.log_level,
-            access_log=config.log_level == "debug",
+            log_config=log_config,
+            access_log=False,
             proxy_headers=True,
             ws_max_size=64 * 1024,
             timeout_graceful_shutdown=5,

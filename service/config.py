@@ -20,6 +20,11 @@ VARIABLES: list[tuple[str, str, str]] = [
     ("GAME_TTL", "604800", "seconds an untouched game is kept (default 7 days)"),
     ("MAX_CELLS", str(DEFAULT_MAX_CELLS), "largest board, in cells"),
     ("LOG_LEVEL", "info", "debug, info, warning or error"),
+    ("RATE_LIMIT", "100", "requests a second per client address (0: no limit)"),
+    ("MOVE_RATE_LIMIT", "30", "moves a second per game token (0: no limit)"),
+    ("AUTH_FAILURE_LIMIT", "60", "failed tokens or unknown games a minute per address (0: off)"),
+    ("MAX_SOCKETS_PER_CLIENT", "32", "open WebSockets per client address in each process"),
+    ("CORS_ORIGINS", "", "comma-separated origins allowed to call the API from a browser"),
 ]
 
 
@@ -33,6 +38,11 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     game_ttl: int = 7 * 24 * 3600
     max_cells: int = DEFAULT_MAX_CELLS
     log_level: str = "info"
+    rate_limit: float = 100
+    move_rate_limit: float = 30
+    auth_failure_limit: float = 60
+    max_sockets_per_client: int = 32
+    cors_origins: tuple[str, ...] = ()
     # Not for operators: the limits a request body and a socket message may reach.
     max_body: int = 16 * 1024
 
@@ -69,6 +79,11 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
             game_ttl=integer("GAME_TTL", 1),
             max_cells=integer("MAX_CELLS", 4),
             log_level=level,
+            rate_limit=integer("RATE_LIMIT", 0),
+            move_rate_limit=integer("MOVE_RATE_LIMIT", 0),
+            auth_failure_limit=integer("AUTH_FAILURE_LIMIT", 0),
+            max_sockets_per_client=integer("MAX_SOCKETS_PER_CLIENT", 1),
+            cors_origins=tuple(o.strip() for o in get("CORS_ORIGINS").split(",") if o.strip()),
         )
 
 

@@ -8,16 +8,21 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from .. import store, wire
+from .. import metrics, store, wire
 from ..config import Config
 from ..store.live import Live
+from ..store.ratelimit import RateLimiter
 from . import backends, games, hints, leaderboards, live, problems, replays
 from .backends import Backends
+from .limits import ClientLimits, Limits
+from .middleware import RequestContext
 from .responses import MsgspecResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,6 +42,11 @@ async def readyz(request: Request) -> Response:
     return MsgspecResponse(wire.Health(status="ok"))
 
 
+async def prometheus(request: Request) -> Response:
+    body, media_type = metrics.render()
+    return Response(body, media_type=media_type)
+
+
 async def openapi(request: Request) -> Response:
     return FileResponse(OPENAPI, media_type="application/yaml")
 
@@ -53,11 +63,14 @@ def create_app(config: Config | None = None) -> Starlette:
         if not config.redis_url:
             raise RuntimeError("REDIS_URL is not set; start the service with python -m service")
         redis = store.connect(config.redis_url, cluster=config.redis_cluster)
+        listener = store.connect_pubsub(config.redis_url, cluster=config.redis_cluster)
         b = Backends(
             config=config,
             games=store.GameStore(redis, ttl_seconds=config.game_ttl),
-            live=Live(redis),
+            live=Live(listener),
             leaderboards=store.Leaderboards(redis),
+            limiter=RateLimiter(redis),
+            limits=Limits.from_config(config),
         )
         app.state.backends = b
         await b.live.start()
@@ -65,11 +78,13 @@ def create_app(config: Config | None = None) -> Starlette:
             yield
         finally:
             await b.live.stop()
+            await listener.aclose()
             await redis.aclose()
 
     routes = [
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        Route("/metrics", prometheus),
         Route("/openapi.yaml", openapi),
         Route("/asyncapi.yaml", asyncapi),
         Route("/games", games.create_game, methods=["POST"]),
@@ -87,8 +102,21 @@ def create_app(config: Config | None = None) -> Starlette:
     ]
     if WEB.is_dir():
         routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
+    middleware = [Middleware(RequestContext)]
+    if config.cors_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(config.cors_origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
+                expose_headers=["Location", "Retry-After", "X-Request-ID"],
+            )
+        )
+    middleware.append(Middleware(ClientLimits))
     app = Starlette(
         routes=routes,
+        middleware=middleware,
         lifespan=lifespan,
         exception_handlers={
             Exception: problems.handle_unexpected,

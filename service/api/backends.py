@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from starlette.requests import HTTPConnection
+from starlette.types import Scope
 
 from ..config import Config
 from ..store import GameStore, Leaderboards
 from ..store.live import Live
+from ..store.ratelimit import RateLimiter
+
+if TYPE_CHECKING:
+    from .limits import Limits
 
 
 @dataclass(frozen=True)
@@ -17,8 +23,15 @@ class Backends:
     games: GameStore
     live: Live
     leaderboards: Leaderboards
+    limiter: RateLimiter
+    limits: Limits
 
 
 def of(conn: HTTPConnection) -> Backends:
     backends: Backends = conn.app.state.backends
+    return backends
+
+
+def of_scope(scope: Scope) -> Backends:
+    backends: Backends = scope["app"].state.backends
     return backends

@@ -12,13 +12,15 @@ import secrets
 from typing import Any, TypeVar
 
 import msgspec
+import redis.exceptions
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from .. import engine, store, wire
+from .. import engine, metrics, store, wire
 from ..store import Record
 from . import backends, daily, views
 from .backends import Backends
+from .limits import client_address, refusal
 from .problems import ApiError
 from .responses import MsgspecResponse
 
@@ -63,7 +65,12 @@ async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) 
             raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
     if not chunks.strip() and empty_ok:
         chunks = bytearray(b"{}")
-    decoded: T = _decoders[kind].decode(bytes(chunks))
+    try:
+        decoded: T = _decoders[kind].decode(bytes(chunks))
+    except msgspec.ValidationError:
+        # A field can fail before the parser reaches a syntax error: malformed JSON is a 400.
+        msgspec.json.decode(bytes(chunks))
+        raise
     return decoded
 
 
@@ -215,12 +222,39 @@ def _idempotency_key(request: Request) -> str | None:
     return key
 
 
+async def _load_limited(
+    b: Backends, game_id: str, token: str, key: str | None, address: str | None
+) -> Record:
+    """Load the game and take the move's rate limits in the same round trip."""
+    takes = [b.limits.client(address) if address else [], b.limits.move(hash_token(token))]
+    takes = [t for t in takes if t]
+    now = views.now_ms()
+
+    def queue(pipe: Any) -> None:
+        for group in takes:
+            b.limiter.queue(pipe, group, now)
+
+    record = await b.games.load(game_id, key, also=queue if takes else None)
+    waits = record.extra
+    if any(isinstance(w, redis.exceptions.NoScriptError) for w in waits):
+        # Redis restarted or its scripts were flushed: load ours and take the limits again.
+        await b.limiter.load_script()
+        return await _load_limited(b, game_id, token, key, address)
+    for w in waits:
+        if isinstance(w, Exception):
+            raise store.StoreUnavailable(str(w))
+    if any(waits):
+        raise refusal(max(int(w) for w in waits), "move")
+    return record
+
+
 async def play(
     b: Backends,
     game_id: str,
     token: str,
     move: engine.Move,
     *,
+    address: str | None = None,
     if_match: int | None = None,
     idempotency: tuple[str, bytes] | None = None,
 ) -> bytes:
@@ -230,7 +264,10 @@ async def play(
     """
     key, fingerprint = idempotency if idempotency else (None, b"")
     for attempt in range(MAX_ATTEMPTS):
-        record = await b.games.load(game_id, key)
+        if attempt == 0:
+            record = await _load_limited(b, game_id, token, key, address)
+        else:
+            record = await b.games.load(game_id, key)
         authorise(record, token)
         if record.idempotent is not None:
             first = _idempotent.decode(record.idempotent)
@@ -250,11 +287,15 @@ async def play(
         body = wire.json_encoder.encode(views.diff(game, played, cells, now))
         saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
         if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):
+            if cells:
+                metrics.MOVES.labels(move.action).inc()
             if game.status == "won" and record.game.status != "won":
                 await enter_leaderboard(b, game_id, record, game)
             return body
         # Another move won the race: back off a little, with jitter, and play on its result.
+        metrics.CONFLICTS.inc()
         await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+    metrics.EXHAUSTED.inc()
     raise ApiError(
         503, "store_unavailable", "the game is too busy right now; try again",
         {"Retry-After": "1"},
@@ -295,6 +336,7 @@ def _move_endpoint(action: engine.Action) -> Any:
             idempotency = (key, fingerprint)
         diff = await play(
             backends.of(request), game_id, token, move,
+            address=client_address(request.scope),
             if_match=_if_match(request), idempotency=idempotency,
         )
         return MsgspecResponse(diff)

@@ -8,19 +8,22 @@ version), never not at all. A gap in versions is filled from the stream.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
+import time
 from typing import Any
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .. import engine, wire
+from .. import engine, metrics, wire
 from ..store import GameStore, Record
 from ..store.live import RESYNC, Subscription
 from . import backends, views
 from .backends import Backends
 from .games import authorise, play
+from .limits import client_address
 from .problems import ApiError, api_error_of, problem
 
 log = logging.getLogger(__name__)
@@ -29,7 +32,13 @@ HEARTBEAT_SECONDS = 15.0
 SEND_TIMEOUT = 5.0
 # Close codes: 1013 "try again later" for a consumer that fell behind.
 TRY_AGAIN_LATER = 1013
+POLICY_VIOLATION = 1008
 NOT_FOUND = 4404
+MESSAGE_RATE = 20.0
+MESSAGE_BURST = 40.0
+
+# Open sockets per client address in this process.
+_open: collections.Counter[str] = collections.Counter()
 
 
 class _Versioned(msgspec.Struct):
@@ -62,6 +71,9 @@ class Session:
         self.game_id = game_id
         self.backends = b
         self.games: GameStore = b.games
+        self.address = client_address(ws.scope)
+        self._allowance = MESSAGE_BURST
+        self._allowance_at = time.monotonic()
         self.version = 0
         self.token: str | None = None
         self._send_lock = asyncio.Lock()
@@ -103,6 +115,7 @@ class Session:
                 get.cancel()
             overflow.cancel()
             if sub.overflowed.is_set():
+                metrics.DROPPED.inc()
                 await self.ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
                 return
             if not done:
@@ -122,9 +135,24 @@ class Session:
             else:
                 await self.send_diff(data, head.version)
 
+    def _flooding(self) -> bool:
+        """A per-socket token bucket: a client may send bursts, not floods."""
+        now = time.monotonic()
+        self._allowance = min(
+            MESSAGE_BURST, self._allowance + (now - self._allowance_at) * MESSAGE_RATE
+        )
+        self._allowance_at = now
+        if self._allowance < 1:
+            return True
+        self._allowance -= 1
+        return False
+
     async def receive(self) -> None:
         while True:
             text = await self.ws.receive_text()
+            if self._flooding():
+                await self.ws.close(POLICY_VIOLATION, "too many messages")
+                return
             request_id = None
             try:
                 message = _client_messages.decode(text)
@@ -144,13 +172,29 @@ class Session:
             raise ApiError(401, "unauthorized", 'send {"type": "auth", "token": ...} first')
         action = _ACTIONS[type(message)]
         move = engine.Move(action, message.x, message.y, getattr(message, "mark", None))
-        diff = await play(self.backends, self.game_id, self.token, move)
+        diff = await play(self.backends, self.game_id, self.token, move, address=self.address)
         await self.send(_encode(_RawResult(message.id, msgspec.Raw(diff))))
 
 
 async def events(ws: WebSocket) -> None:
     game_id = ws.path_params["game_id"]
     b = backends.of(ws)
+    address = client_address(ws.scope)
+    if _open[address] >= b.config.max_sockets_per_client:
+        await ws.close(POLICY_VIOLATION, "too many open sockets")
+        return
+    _open[address] += 1
+    metrics.SUBSCRIBERS.inc()
+    try:
+        await _serve(ws, game_id, b)
+    finally:
+        _open[address] -= 1
+        if not _open[address]:
+            del _open[address]
+        metrics.SUBSCRIBERS.dec()
+
+
+async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
     games, live = b.games, b.live
     await ws.accept()
     session = Session(ws, game_id, b)

@@ -1,6 +1,6 @@
 """Redis: games, their event streams, live fan-out, and the embedded server."""
 
-from .connection import Redis, connect
+from .connection import Redis, connect, connect_pubsub
 from .errors import GameNotFound, StoreError, StoreUnavailable
 from .games import GameStore, Record
 from .leaderboards import Entry, Leaderboards, board_name
@@ -16,4 +16,5 @@ __all__ = [
     "StoreUnavailable",
     "board_name",
     "connect",
+    "connect_pubsub",
 ]

@@ -14,16 +14,27 @@ CONNECT_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 2.0
 
 Redis = aioredis.Redis | RedisCluster
+_OPTIONS: dict[str, Any] = {
+    "socket_connect_timeout": CONNECT_TIMEOUT,
+    "socket_timeout": COMMAND_TIMEOUT,
+    "health_check_interval": 15,
+}
+
+
+def _plain_url(url: str) -> str:
+    return url.replace("redis+cluster://", "redis://", 1)
 
 
 def connect(url: str, *, cluster: bool = False) -> Redis:
-    options: dict[str, Any] = {
-        "socket_connect_timeout": CONNECT_TIMEOUT,
-        "socket_timeout": COMMAND_TIMEOUT,
-        "health_check_interval": 15,
-    }
     if cluster:
-        return RedisCluster.from_url(url.replace("redis+cluster://", "redis://"), **options)
+        return RedisCluster.from_url(_plain_url(url), **_OPTIONS)
     # One quick retry covers a connection the server closed while idle; more would only
     # stretch an outage into a slow answer.
-    return aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 1), **options)
+    return aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 1), **_OPTIONS)
+
+
+def connect_pubsub(url: str, *, cluster: bool = False) -> aioredis.Redis:
+    """A plain connection for pub/sub. On a cluster, a message published on any node
+    reaches subscribers on every node, so the node in the URL serves."""
+    options = {**_OPTIONS, "socket_timeout": None}
+    return aioredis.Redis.from_url(_plain_url(url) if cluster else url, **options)

@@ -3,6 +3,7 @@ a stream of its diffs and idempotency records, all under the game's hash tag."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.resources import files
 from typing import Any, cast
 
@@ -19,6 +20,11 @@ IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 STREAM_MAXLEN = 100_000
 
 _COMMIT = files(__package__).joinpath("commit.lua").read_text()
+# A new game's hash and its expiry together (a cluster pipeline cannot be a transaction).
+_CREATE = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+"""
 
 
 class Record(msgspec.Struct, frozen=True):
@@ -33,6 +39,7 @@ class Record(msgspec.Struct, frozen=True):
     daily: str | None = None
     ranked: bool = False
     idempotent: bytes | None = None
+    extra: tuple[Any, ...] = ()
 
 
 class GameStore:
@@ -40,6 +47,7 @@ class GameStore:
         self.redis = redis
         self.ttl_ms = ttl_seconds * 1000
         self._commit = redis.register_script(_COMMIT)
+        self._create = redis.register_script(_CREATE)
 
     async def ping(self) -> bool:
         async with redis_errors():
@@ -62,22 +70,37 @@ class GameStore:
             fields["daily"] = daily
         if ranked:
             fields["ranked"] = 1
-        key = keys.game(game_id)
+        args: list[Any] = [self.ttl_ms]
+        for name, value in fields.items():
+            args += [name, value]
         async with redis_errors():
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.hset(key, mapping=fields)
-            pipe.pexpire(key, self.ttl_ms)
-            await pipe.execute()
+            await self._create(keys=[keys.game(game_id)], args=args)
 
-    async def load(self, game_id: str, idempotency_key: str | None = None) -> Record:
-        """The game and, when asked, the answer stored for an idempotency key: one round trip."""
+    async def load(
+        self,
+        game_id: str,
+        idempotency_key: str | None = None,
+        *,
+        also: Callable[[Any], None] | None = None,
+    ) -> Record:
+        """The game and, when asked, the answer stored for an idempotency key: one round trip.
+
+        ``also`` may queue more commands on the same pipeline; their replies are
+        ``Record.extra``.
+        """
         key = keys.game(game_id)
         async with redis_errors():
             pipe = self.redis.pipeline(transaction=False)
             pipe.hmget(key, ["rev", "snap", "tok", "player", "next", "daily", "ranked"])
             if idempotency_key is not None:
                 pipe.get(keys.idempotency(game_id, idempotency_key))
-            replies = await pipe.execute()
+            fixed = len(pipe)
+            if also is not None:
+                also(pipe)
+            replies = await pipe.execute(raise_on_error=False)
+        for reply in replies[:fixed]:
+            if isinstance(reply, Exception):
+                raise reply
         rev, snap, tok, player, next_id, daily, ranked = replies[0]
         if rev is None or snap is None:
             raise GameNotFound(game_id)
@@ -90,6 +113,7 @@ class GameStore:
             daily=daily.decode() if daily else None,
             ranked=ranked == b"1",
             idempotent=replies[1] if idempotency_key is not None else None,
+            extra=tuple(replies[fixed:]),
         )
 
     async def commit(

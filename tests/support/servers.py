@@ -80,10 +80,16 @@ class ServiceProcess:
 
     def __init__(self, env: dict[str, str] | None = None, port: int | None = None) -> None:
         self.port = port or free_port()
+        # Rate limits are off unless a test sets them: most tests play fast from one address.
         self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
-                    "LOG_LEVEL": "warning", **(env or {})}
+                    "LOG_LEVEL": "warning", "RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0",
+                    "AUTH_FAILURE_LIMIT": "0", "MAX_SOCKETS_PER_CLIENT": "100000",
+                    **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.NamedTemporaryFile(prefix="ms-service-", suffix=".log", delete=False)
+        # Kept open for the life of the process it records.
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix="ms-service-", suffix=".log", delete=False
+        )
 
     @property
     def url(self) -> str:

@@ -1,0 +1,115 @@
+"""Token buckets in Redis, shared by every replica.
+
+One script call checks and takes from several buckets at once (all or none), so
+a request is limited by its client address and its game token in a single round
+trip, which for a move rides in the same pipeline as loading the game.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+
+from .connection import Redis
+from .errors import redis_errors
+
+_TAKE = """
+local now = tonumber(ARGV[1])
+local wait = 0
+local state = {}
+for i, key in ipairs(KEYS) do
+  local o = 1 + (i - 1) * 4
+  local rate, burst, need = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
+  local b = redis.call('HMGET', key, 't', 'at')
+  local tokens = tonumber(b[1]) or burst
+  local at = tonumber(b[2]) or now
+  if now > at then
+    tokens = math.min(burst, tokens + (now - at) * rate / 1000)
+    at = now
+  end
+  state[i] = {tokens, at}
+  if tokens < need then
+    wait = math.max(wait, math.ceil((need - tokens) * 1000 / rate))
+  end
+end
+if wait > 0 then
+  return wait
+end
+for i, key in ipairs(KEYS) do
+  local o = 1 + (i - 1) * 4
+  local rate, burst, cost = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 4])
+  if cost > 0 then
+    redis.call('HSET', key, 't', math.max(0, state[i][1] - cost), 'at', state[i][2])
+    redis.call('PEXPIRE', key, math.ceil(burst * 1000 / rate) + 1000)
+  end
+end
+return 0
+"""
+
+
+class Limit(msgspec.Struct, frozen=True):
+    """``rate`` tokens a second, up to ``burst`` saved."""
+
+    rate: float
+    burst: float
+
+    @classmethod
+    def per_second(cls, n: float) -> Limit:
+        return cls(rate=n, burst=max(10.0, 2 * n))
+
+    @classmethod
+    def per_minute(cls, n: float) -> Limit:
+        return cls(rate=n / 60, burst=n)
+
+
+class Take(msgspec.Struct, frozen=True):
+    """Take ``cost`` from the bucket at ``key`` if it holds at least ``need``."""
+
+    key: str
+    limit: Limit
+    need: float = 1
+    cost: float = 1
+
+
+def _args(takes: list[Take], now_ms: int) -> list[float | int]:
+    args: list[float | int] = [now_ms]
+    for t in takes:
+        args += [t.limit.rate, t.limit.burst, t.need, t.cost]
+    return args
+
+
+class RateLimiter:
+    def __init__(self, redis: Redis) -> None:
+        self._take = redis.register_script(_TAKE)
+
+    def queue(self, pipe: Any, takes: list[Take], now_ms: int) -> None:
+        """Queue the check on a pipeline by its SHA alone: a pipeline that holds a
+        script object asks Redis whether the script exists on every execute."""
+        keys = [t.key for t in takes]
+        pipe.evalsha(self._take.sha, len(keys), *keys, *_args(takes, now_ms))
+
+    async def load_script(self) -> None:
+        async with redis_errors():
+            await self._take.registered_client.script_load(_TAKE)
+
+    async def take(self, takes: list[Take], now_ms: int) -> int:
+        """The wait in ms before ``takes`` (keys of one hash tag) can be had; 0: taken."""
+        if not takes:
+            return 0
+        async with redis_errors():
+            return int(await self._take(keys=[t.key for t in takes], args=_args(takes, now_ms)))
+
+
+def retry_after(wait_ms: int) -> str:
+    return str(max(1, math.ceil(wait_ms / 1000)))
+
+
+def client_keys(address: str) -> tuple[str, str]:
+    """The request and failure buckets of a client address (one hash tag)."""
+    return f"ms:{{rl:{address}}}:requests", f"ms:{{rl:{address}}}:failures"
+
+
+def token_key(token_hash: bytes) -> str:
+    return f"ms:{{rl:{token_hash[:12].hex()}}}:moves"
