@@ -97,7 +97,8 @@ def load(text: str) -> Game:
     revealed = sum(1 for c in cells if ZERO <= c <= ZERO + 8)
     ended = any(c in (ord("X"), ord("*"), ord("!")) for c in cells)
     status = header.get("status") or ("lost" if ended else "playing" if revealed else "ready")
-    flags = sum(1 for c in cells if c == ord("F"))
+    # After a loss a wrong flag shows "!" but still counts in mines_left.
+    flags = sum(1 for c in cells if c in (ord("F"), ord("!")))
 
     def opt_int(name: str, default: int | None) -> int | None:
         value = header.get(name)
