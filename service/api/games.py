@@ -9,7 +9,8 @@ import logging
 import random
 import re
 import secrets
-from typing import Any, TypeVar
+import weakref
+from typing import Any, TypeVar, cast
 
 import msgspec
 import redis.exceptions
@@ -229,26 +230,76 @@ async def _load_limited(
     takes = [b.limits.client(address) if address else [], b.limits.move(hash_token(token))]
     takes = [t for t in takes if t]
     now = views.now_ms()
+    if not takes:
+        return await b.games.load(game_id, key)
+    waits: list[Any]
+    if b.games.cluster:
+        # A cluster pipeline cannot carry scripts: ask for all of it at once instead.
+        results = await asyncio.gather(
+            b.games.load(game_id, key), *(b.limiter.take(group, now) for group in takes)
+        )
+        record, waits = cast(Record, results[0]), list(results[1:])
+    else:
 
-    def queue(pipe: Any) -> None:
-        for group in takes:
-            b.limiter.queue(pipe, group, now)
+        def queue(pipe: Any) -> None:
+            for group in takes:
+                b.limiter.queue(pipe, group, now)
 
-    record = await b.games.load(game_id, key, also=queue if takes else None)
-    waits = record.extra
-    if any(isinstance(w, redis.exceptions.NoScriptError) for w in waits):
-        # Redis restarted or its scripts were flushed: load ours and take the limits again.
-        await b.limiter.load_script()
-        return await _load_limited(b, game_id, token, key, address)
-    for w in waits:
-        if isinstance(w, Exception):
-            raise store.StoreUnavailable(str(w))
+        record = await b.games.load(game_id, key, also=queue)
+        waits = list(record.extra)
+        if any(isinstance(w, redis.exceptions.NoScriptError) for w in waits):
+            # Redis restarted or its scripts were flushed: load ours and take the limits again.
+            await b.limiter.load_script()
+            return await _load_limited(b, game_id, token, key, address)
+        for w in waits:
+            if isinstance(w, Exception):
+                raise store.StoreUnavailable(str(w))
     if any(waits):
         raise refusal(max(int(w) for w in waits), "move")
     return record
 
 
+# Moves on one game take turns within a process rather than racing each other through
+# Redis: under contention, optimistic retries alone waste most round trips and can run
+# out of attempts. Across processes the commit's version check still decides.
+_turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+# Longer than a move takes with Redis answering within its command timeout.
+TURN_TIMEOUT = 3.0
+
+
 async def play(
+    b: Backends,
+    game_id: str,
+    token: str,
+    move: engine.Move,
+    *,
+    address: str | None = None,
+    if_match: int | None = None,
+    idempotency: tuple[str, bytes] | None = None,
+) -> bytes:
+    """Apply ``move`` and commit it, re-applying on a lost race; the encoded diff.
+
+    Shared by HTTP and WebSocket moves, so both answer with the same bytes.
+    """
+    turn = _turns.get(game_id)
+    if turn is None:
+        turn = _turns[game_id] = asyncio.Lock()
+    try:
+        await asyncio.wait_for(turn.acquire(), TURN_TIMEOUT)
+    except TimeoutError:
+        raise ApiError(
+            503, "store_unavailable", "the game is too busy right now; try again",
+            {"Retry-After": "1"},
+        ) from None
+    try:
+        return await _play(
+            b, game_id, token, move, address=address, if_match=if_match, idempotency=idempotency
+        )
+    finally:
+        turn.release()
+
+
+async def _play(
     b: Backends,
     game_id: str,
     token: str,

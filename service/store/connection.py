@@ -13,6 +13,8 @@ from redis.retry import Retry
 CONNECT_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 2.0
 
+__all__ = ["Redis", "RedisCluster", "connect", "connect_pubsub"]
+
 Redis = aioredis.Redis | RedisCluster
 _OPTIONS: dict[str, Any] = {
     "socket_connect_timeout": CONNECT_TIMEOUT,

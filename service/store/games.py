@@ -11,7 +11,7 @@ import msgspec
 
 from .. import engine
 from . import keys
-from .connection import Redis
+from .connection import Redis, RedisCluster
 from .errors import GameNotFound, redis_errors
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -45,6 +45,7 @@ class Record(msgspec.Struct, frozen=True):
 class GameStore:
     def __init__(self, redis: Redis, *, ttl_seconds: int) -> None:
         self.redis = redis
+        self.cluster = isinstance(redis, RedisCluster)
         self.ttl_ms = ttl_seconds * 1000
         self._commit = redis.register_script(_COMMIT)
         self._create = redis.register_script(_CREATE)

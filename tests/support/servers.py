@@ -114,6 +114,12 @@ class ServiceProcess:
         with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
             return bool(r.status == 200)
 
+    def __enter__(self) -> ServiceProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def output(self) -> str:
         return Path(self.log.name).read_text(errors="replace")
 

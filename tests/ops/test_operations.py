@@ -1,0 +1,148 @@
+"""What an operator relies on: workers, logs, metrics, limits, CORS, --help."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import websockets
+
+from tests.support.servers import ROOT, ServiceProcess
+
+
+@pytest.fixture(scope="module")
+def chatty(redis_url: str) -> Iterator[ServiceProcess]:
+    """Two worker processes, logging every request."""
+    svc = ServiceProcess({"REDIS_URL": redis_url, "WORKERS": "2", "LOG_LEVEL": "info"}).start()
+    try:
+        yield svc
+    finally:
+        svc.stop()
+
+
+def _new_game(base: str, **body: object) -> tuple[str, str]:
+    created = httpx.post(f"{base}/games", json={"preset": "beginner", **body}).json()
+    return created["game"]["id"], created["token"]
+
+
+async def test_workers_share_games_and_live_diffs(chatty: ServiceProcess) -> None:
+    game_id, token = _new_game(chatty.url, seed=11)
+    ws_url = chatty.url.replace("http://", "ws://") + f"/games/{game_id}/events"
+    # Several sockets, so the kernel spreads them over both workers.
+    sockets = [await websockets.connect(ws_url) for _ in range(6)]
+    try:
+        for ws in sockets:
+            assert json.loads(await ws.recv())["type"] == "snapshot"
+        auth = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(base_url=chatty.url) as http:
+            for x in range(4):
+                r = await http.post(f"/games/{game_id}/flag", json={"x": x, "y": 8}, headers=auth)
+                assert r.status_code == 200
+        for ws in sockets:
+            versions = [json.loads(await asyncio.wait_for(ws.recv(), 10))["version"]
+                        for _ in range(4)]
+            assert versions == [1, 2, 3, 4]
+        metrics = httpx.get(f"{chatty.url}/metrics").text
+        assert "ms_live_subscribers 6.0" in metrics
+    finally:
+        for ws in sockets:
+            await ws.close()
+
+
+def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -> None:
+    game_id, token = _new_game(chatty.url, seed=987654321)
+    auth = {"Authorization": f"Bearer {token}", "X-Request-ID": "trace-42"}
+    r = httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
+    assert r.headers["x-request-id"] == "trace-42"
+    generated = httpx.get(f"{chatty.url}/games/{game_id}").headers["x-request-id"]
+    assert len(generated) == 16
+    lines = [json.loads(line) for line in chatty.output().splitlines() if line.startswith("{")]
+    ours = [line for line in lines if line.get("request_id") == "trace-42"]
+    assert ours and ours[0]["status"] == 200 and ours[0]["level"] == "info"
+    assert any(line.get("request_id") == generated for line in lines)
+    text = chatty.output()
+    assert token not in text
+    assert "987654321" not in text
+
+
+def test_metrics_count_requests_and_moves(chatty: ServiceProcess) -> None:
+    game_id, token = _new_game(chatty.url)
+    auth = {"Authorization": f"Bearer {token}"}
+    httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 0, "y": 0}, headers=auth)
+    httpx.post(f"{chatty.url}/games/{game_id}/flag", json={"x": 0, "y": 0}, headers={})
+    text = httpx.get(f"{chatty.url}/metrics").text
+    assert 'ms_moves_total{action="reveal"}' in text
+    assert 'route="/games/{game_id}/flag",status="401"' in text
+    assert "ms_http_request_duration_seconds_bucket" in text
+    assert "ms_commit_conflicts_total" in text
+
+
+def test_cors_is_off_unless_configured(redis_url: str) -> None:
+    origin = {"Origin": "https://play.example"}
+    with ServiceProcess({"REDIS_URL": redis_url}) as plain:
+        assert "access-control-allow-origin" not in httpx.get(f"{plain.url}/healthz",
+                                                             headers=origin).headers
+    env = {"REDIS_URL": redis_url, "CORS_ORIGINS": "https://play.example"}
+    with ServiceProcess(env) as svc:
+        r = httpx.options(
+            f"{svc.url}/games",
+            headers={**origin, "Access-Control-Request-Method": "POST",
+                     "Access-Control-Request-Headers": "authorization,content-type"},
+        )
+        assert r.headers["access-control-allow-origin"] == "https://play.example"
+
+
+async def test_open_sockets_per_client_are_limited(redis_url: str) -> None:
+    with ServiceProcess({"REDIS_URL": redis_url, "MAX_SOCKETS_PER_CLIENT": "2"}) as svc:
+        game_id, _ = _new_game(svc.url)
+        url = svc.url.replace("http://", "ws://") + f"/games/{game_id}/events"
+        async with websockets.connect(url) as one, websockets.connect(url) as two:
+            await one.recv()
+            await two.recv()
+            with pytest.raises(websockets.exceptions.InvalidStatus):
+                async with websockets.connect(url):
+                    pass
+        # Closing frees the places again.
+        async with websockets.connect(url) as again:
+            assert json.loads(await again.recv())["type"] == "snapshot"
+
+
+async def test_a_message_flood_closes_only_that_socket(live_server: str) -> None:
+    game_id, _ = _new_game(live_server)
+    url = live_server.replace("http://", "ws://") + f"/games/{game_id}/events"
+    async with websockets.connect(url) as calm, websockets.connect(url) as noisy:
+        await calm.recv()
+        await noisy.recv()
+        with pytest.raises(websockets.exceptions.ConnectionClosed) as closed:
+            for _ in range(500):
+                await noisy.send("{}")
+            while True:
+                await asyncio.wait_for(noisy.recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        await calm.send(json.dumps({"type": "reveal", "x": 0, "y": 0, "id": 1}))
+        reply = json.loads(await asyncio.wait_for(calm.recv(), 10))
+        assert reply["type"] == "error" and reply["problem"]["code"] == "unauthorized"
+
+
+def test_help_lists_every_setting() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "service", "--help"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    for name in ("HOST", "PORT", "REDIS_URL", "DATA_DIR", "WORKERS", "GAME_TTL", "MAX_CELLS",
+                 "LOG_LEVEL", "RATE_LIMIT", "CORS_ORIGINS"):
+        assert name in out.stdout
+
+
+def test_a_bad_setting_stops_with_a_clear_message() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "service"], cwd=ROOT, capture_output=True, text=True,
+        env={"PATH": "/usr/bin:/bin", "PORT": "eighty"}, timeout=60,
+    )
+    assert out.returncode != 0
+    assert "PORT must be a whole number" in out.stderr
