@@ -1,0 +1,141 @@
+"""The service and its store: Redis going away, restarts in embedded mode, and expiry."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import redis
+
+from tests.api.test_games import assert_problem
+from tests.support.play import Api, Game
+from tests.support.servers import RedisServer, ServiceProcess, running_service
+
+
+def wait_until(check: object, timeout: float = 60.0, what: str = "condition") -> None:
+    """Poll ``check`` until it is true: for state that changes outside the test's control."""
+    deadline = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout} s")
+        time.sleep(0.05)
+
+
+def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
+    server = RedisServer().start()
+    try:
+        with running_service(server.url) as svc, httpx.Client(base_url=svc.url, timeout=30) as c:
+            api = Api(c)
+            game = api.create(preset="beginner")
+            api.flag(game, 0, 0)
+            server.stop()  # a clean stop keeps the append-only file whole
+            # Generous client timeouts: a hang would fail the test, a quick answer passes.
+            r = c.get(f"/games/{game.id}")
+            body = assert_problem(r, 503, "store_unavailable")
+            assert r.headers.get("retry-after")
+            assert "redis://" not in body["detail"] and "127.0.0.1" not in body["detail"]
+            assert_problem(c.post(f"/games/{game.id}/flag", json={"x": 1, "y": 0},
+                                  headers=game.auth), 503, "store_unavailable")
+            assert_problem(c.post("/games", json={"preset": "expert"}), 503, "store_unavailable")
+            assert_problem(c.post(f"/games/{game.id}/reset", headers=game.auth),
+                           503, "store_unavailable")
+            ready = c.get("/readyz")
+            assert_problem(ready, 503, "store_unavailable")
+            health = c.get("/healthz")
+            assert health.status_code == 200 and health.json() == {"status": "ok"}
+            # Bad input is still judged without the store.
+            assert_problem(c.post("/games", content=b"{"), 400, "invalid_request")
+
+            # Redis comes back on the same port and data dir: so does the service.
+            server.start()
+            wait_until(lambda: c.get("/readyz").status_code == 200, what="ready again")
+            view = api.view(game)
+            assert view["version"] == 1 and view["board"][0][0] == "F"
+            assert api.flag(game, 1, 0)["version"] == 2
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def data_dir() -> Iterator[str]:
+    # A short path: the embedded Redis listens on a unix socket inside it.
+    path = tempfile.mkdtemp(prefix="ms-data-", dir="/tmp")
+    yield path
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_embedded_redis_keeps_games_across_restarts(data_dir: str) -> None:
+    env = {"REDIS_URL": "", "DATA_DIR": data_dir}
+    svc = ServiceProcess(env).start(timeout=60)
+    try:
+        with httpx.Client(base_url=svc.url, timeout=30) as c:
+            api = Api(c)
+            game = api.create(preset="intermediate", seed=99, player="kim")
+            api.reveal(game, 8, 8)
+            api.flag(game, 0, 0)
+            before = api.view(game)
+    finally:
+        svc.stop()
+    assert svc.proc is not None and svc.proc.returncode is not None
+    assert os.path.isdir(data_dir) and os.listdir(data_dir)
+
+    svc = ServiceProcess(env, port=svc.port).start(timeout=60)
+    try:
+        with httpx.Client(base_url=svc.url, timeout=30) as c:
+            api = Api(c)
+            after = api.view(game)
+            for key in ("version", "board", "status", "player", "mines_left", "started_at",
+                        "created_at", "stats"):
+                assert after[key] == before[key], key
+            # The token survived too, and play goes on from the same version.
+            diff = api.flag(game, 1, 0)
+            assert diff["version"] == before["version"] + 1
+    finally:
+        svc.stop()
+
+
+def test_game_ttl_is_set_refreshed_and_expires(redis_url: str) -> None:
+    ttl = 40
+    r = redis.Redis.from_url(redis_url)
+    with running_service(redis_url, GAME_TTL=str(ttl)) as svc, \
+            httpx.Client(base_url=svc.url, timeout=30) as c:
+        api = Api(c)
+        game = api.create(preset="beginner")
+        key = f"ms:{{{game.id}}}:game"
+        assert 0 < r.pttl(key) <= ttl * 1000
+        # Pretend time went by, then a move refreshes the expiry of the game and its stream.
+        r.pexpire(key, 5_000)
+        api.reveal(game, 4, 4)
+        assert 5_000 < r.pttl(key) <= ttl * 1000
+        events = f"ms:{{{game.id}}}:events"
+        assert 0 < r.pttl(events) <= ttl * 1000
+        r.pexpire(key, 5_000)
+        r.pexpire(events, 5_000)
+        api.flag(game, 0, 0, mark="flag")
+        assert 5_000 < r.pttl(key) <= ttl * 1000
+        assert 5_000 < r.pttl(events) <= ttl * 1000
+        # Idempotency records do not outlive their use by much either.
+        api.flag(game, 0, 1, headers={"Idempotency-Key": "ttl"})
+        assert r.pttl(f"ms:{{{game.id}}}:idem:ttl") > 0
+        # A game that expires is gone for good.
+        r.pexpire(key, 1)
+        wait_until(lambda: not r.exists(key), what="expiry")
+        assert_problem(c.get(f"/games/{game.id}"), 404, "not_found")
+        assert_problem(c.post(f"/games/{game.id}/reveal", json={"x": 0, "y": 0},
+                              headers=game.auth), 404, "not_found")
+    r.close()
+
+
+def test_untouched_game_expires_after_game_ttl(redis_url: str) -> None:
+    with running_service(redis_url, GAME_TTL="1") as svc, \
+            httpx.Client(base_url=svc.url, timeout=30) as c:
+        game: Game = Api(c).create(preset="beginner")
+        assert c.get(f"/games/{game.id}").status_code in (200, 404)
+        wait_until(lambda: c.get(f"/games/{game.id}").status_code == 404, what="expiry")
+        assert_problem(c.get(f"/games/{game.id}"), 404, "not_found")
