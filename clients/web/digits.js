@@ -1,0 +1,48 @@
+// A three-digit seven-segment display, as on the classic counters, drawn in SVG.
+// The element carries the value as text for assistive technology (aria-label) and
+// for scripts (data-value).
+
+const SEGMENTS = {
+  a: "1.6,1 11.4,1 9.4,3 3.6,3",
+  b: "12,1.6 12,11 10,9.6 10,3.6",
+  c: "12,12 12,21.4 10,19.4 10,13.4",
+  d: "1.6,22 3.6,20 9.4,20 11.4,22",
+  e: "1,12 3,13.4 3,19.4 1,21.4",
+  f: "1,1.6 3,3.6 3,9.6 1,11",
+  g: "1.6,11.5 3.6,10.5 9.4,10.5 11.4,11.5 9.4,12.5 3.6,12.5",
+};
+
+const LIT = {
+  0: "abcdef", 1: "bc", 2: "abged", 3: "abgcd", 4: "fgbc",
+  5: "afgcd", 6: "afgedc", 7: "abc", 8: "abcdefg", 9: "abcdfg", "-": "g", " ": "",
+};
+
+export class SevenSegment {
+  constructor(el, label) {
+    this.el = el;
+    this.label = label;
+    this.value = null;
+    const digits = [0, 1, 2].map((n) => {
+      const polys = Object.entries(SEGMENTS)
+        .map(([name, points]) => `<polygon data-seg="${name}" points="${points}"/>`)
+        .join("");
+      return `<g transform="translate(${n * 14 + 1} 1)">${polys}</g>`;
+    });
+    el.innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 43 25" aria-hidden="true" focusable="false">${digits.join("")}</svg>`;
+    this.groups = [...el.querySelectorAll("g")];
+    this.set(0);
+  }
+
+  set(value) {
+    const v = Math.max(-99, Math.min(999, Math.trunc(value)));
+    if (v === this.value) return;
+    this.value = v;
+    const text = v < 0 ? "-" + String(-v).padStart(2, "0") : String(v).padStart(3, "0");
+    this.groups.forEach((g, n) => {
+      const lit = LIT[text[n]] ?? "";
+      for (const poly of g.children) poly.classList.toggle("on", lit.includes(poly.dataset.seg));
+    });
+    this.el.dataset.value = String(v);
+    this.el.setAttribute("aria-label", this.label(value));
+  }
+}

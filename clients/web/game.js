@@ -1,0 +1,133 @@
+// The page's copy of one game: the board as the server shows it, kept in step by
+// applying diffs strictly in version order.
+
+export const HIDDEN = "#";
+export const FLAG = "F";
+export const QUESTION = "?";
+export const MINE = "*";
+export const EXPLODED = "X";
+export const WRONG_FLAG = "!";
+
+const HIDDEN_CODE = HIDDEN.charCodeAt(0);
+const FLAG_CODE = FLAG.charCodeAt(0);
+const ZERO_CODE = "0".charCodeAt(0);
+
+export const FINISHED = new Set(["won", "lost"]);
+
+const parseTime = (value) => (value == null ? null : Date.parse(value));
+
+export class Game {
+  constructor(view) {
+    this.id = view.id;
+    this.width = view.width;
+    this.height = view.height;
+    this.cells = new Uint8Array(view.width * view.height);
+    this.load(view);
+  }
+
+  /** Take a whole view (a snapshot): the board and everything about the game. */
+  load(view) {
+    if (view.width !== this.width || view.height !== this.height) {
+      throw new Error("a game never changes size");
+    }
+    this.version = view.version;
+    this.status = view.status;
+    this.mines = view.mines;
+    this.minesLeft = view.mines_left;
+    this.preset = view.preset;
+    this.firstClick = view.first_click;
+    this.noGuess = view.no_guess;
+    this.questionMarks = view.question_marks;
+    this.paused = Boolean(view.paused);
+    this.player = view.player ?? null;
+    this.createdAt = parseTime(view.created_at);
+    this.startedAt = parseTime(view.started_at);
+    this.endedAt = parseTime(view.ended_at);
+    this.elapsedMs = view.elapsed_ms;
+    this.stats = view.stats ?? null;
+    // The timer runs from this reference: elapsed_ms as of the server time `at`.
+    this.timeRef = { elapsed: view.elapsed_ms, at: parseTime(view.server_time) };
+    const w = this.width;
+    view.board.forEach((row, y) => {
+      for (let x = 0; x < w; x++) this.cells[y * w + x] = row.charCodeAt(x);
+    });
+  }
+
+  /** Apply the diff of the next version; returns the indices of the cells that changed. */
+  apply(diff) {
+    const changed = [];
+    for (const [x, y, ch] of diff.cells) {
+      if (x < 0 || y < 0 || x >= this.width || y >= this.height) continue;
+      const i = y * this.width + x;
+      this.cells[i] = ch.charCodeAt(0);
+      changed.push(i);
+    }
+    this.version = diff.version;
+    this.status = diff.status;
+    this.minesLeft = diff.mines_left;
+    this.startedAt = parseTime(diff.started_at);
+    this.endedAt = parseTime(diff.ended_at);
+    this.elapsedMs = diff.elapsed_ms;
+    this.timeRef = { elapsed: diff.elapsed_ms, at: parseTime(diff.move.at) };
+    if (diff.stats) this.stats = diff.stats;
+    return changed;
+  }
+
+  get finished() {
+    return FINISHED.has(this.status);
+  }
+
+  get size() {
+    return this.width * this.height;
+  }
+
+  /** Milliseconds on the clock, given the server's current time. */
+  elapsedAt(serverNow) {
+    if (this.status === "ready" || this.startedAt == null) return 0;
+    if (this.finished || this.paused || this.timeRef.at == null) return this.elapsedMs;
+    return Math.max(0, this.timeRef.elapsed + (serverNow - this.timeRef.at));
+  }
+
+  char(i) {
+    return String.fromCharCode(this.cells[i]);
+  }
+
+  isHidden(i) {
+    return this.cells[i] === HIDDEN_CODE;
+  }
+
+  /** The number on a revealed cell, or -1. */
+  number(i) {
+    const n = this.cells[i] - ZERO_CODE;
+    return n >= 0 && n <= 8 ? n : -1;
+  }
+
+  xy(i) {
+    return [i % this.width, Math.floor(i / this.width)];
+  }
+
+  neighbours(i) {
+    const [x, y] = this.xy(i);
+    const out = [];
+    for (let ny = Math.max(0, y - 1); ny <= Math.min(this.height - 1, y + 1); ny++) {
+      for (let nx = Math.max(0, x - 1); nx <= Math.min(this.width - 1, x + 1); nx++) {
+        if (nx !== x || ny !== y) out.push(ny * this.width + nx);
+      }
+    }
+    return out;
+  }
+
+  flagsAround(i) {
+    return this.neighbours(i).filter((n) => this.cells[n] === FLAG_CODE).length;
+  }
+
+  hiddenAround(i) {
+    return this.neighbours(i).filter((n) => this.cells[n] === HIDDEN_CODE);
+  }
+
+  /** A number with exactly that many flags around it and something left to open. */
+  canChord(i) {
+    const n = this.number(i);
+    return n > 0 && this.flagsAround(i) === n && this.hiddenAround(i).length > 0;
+  }
+}

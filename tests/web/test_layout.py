@@ -1,0 +1,118 @@
+"""The page from a 360 px phone to a desktop, and touch input."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.web.support import ARTIFACTS, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import Browser, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+def open_level(browser: Browser, live_server: str, options: dict[str, Any], level: str) -> Any:
+    ctx = browser.new_context(**options)
+    ms = Minesweeper(ctx.new_page(), live_server)
+    ms.goto()
+    if level != "beginner":
+        before = ms.game_id
+        ms.page.get_by_role("button", name=level.capitalize()).click()
+        expect(ms.page).not_to_have_url(re.compile(before))
+    expect(ms.page.get_by_role("button", name=level.capitalize())).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    return ctx, ms
+
+
+@pytest.mark.parametrize("level", ["beginner", "expert"])
+@pytest.mark.parametrize("device", ["phone", "desktop"])
+def test_layout(browser: Browser, live_server: str, device: str, level: str) -> None:
+    options = PHONE if device == "phone" else DESKTOP
+    width = options["viewport"]["width"]
+    height = options["viewport"]["height"]
+    ctx, ms = open_level(browser, live_server, options, level)
+    try:
+        page = ms.page
+        # The page itself never scrolls sideways.
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for selector in (".topbar", ".levels", ".panel", "#face", "#mines-left", "#timer",
+                         ".controls", "#flag-mode", "#share"):
+            box = page.locator(selector).bounding_box()
+            assert box, selector
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)
+        # The board is on screen, with cells big enough to hit.
+        first = ms.cell(0, 0).bounding_box()
+        assert first
+        assert 0 <= first["x"] and first["x"] + first["width"] <= width
+        assert 0 <= first["y"] and first["y"] + first["height"] <= height
+        assert first["width"] >= (30 if device == "phone" else 22)
+        scroller = page.evaluate(
+            "(() => { const s = document.querySelector('#scroller');"
+            " return [s.scrollWidth, s.clientWidth]; })()"
+        )
+        if device == "desktop":
+            assert scroller[0] <= scroller[1], "a desktop shows the whole board"
+            last = ms.cell(*(c - 1 for c in ms.size())).bounding_box()
+            assert last and last["x"] + last["width"] <= width and last["y"] + last["height"] <= height
+        elif level == "expert":
+            assert scroller[0] > scroller[1], "a wide board scrolls inside its frame"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"web-layout-{device}-{level}.png"), full_page=True)
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def long_press(ms: Minesweeper, x: int, y: int, ms_held: int = 700) -> None:
+    box = ms.cell(x, y).bounding_box()
+    assert box
+    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    cdp = ms.page.context.new_cdp_session(ms.page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    ms.page.wait_for_timeout(ms_held)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_touch_tap_long_press_and_flag_mode(browser: Browser, live_server: str) -> None:
+    ctx, ms = open_level(browser, live_server, PHONE, "beginner")
+    try:
+        page = ms.page
+        page.evaluate("window.menus = 0; addEventListener('contextmenu', () => menus++)")
+        # A long press flags...
+        long_press(ms, 0, 0)
+        ms.expect_state(0, 0, "F")
+        # ...a tap on a flag does nothing, a tap on a hidden cell opens it.
+        box = ms.cell(0, 0).bounding_box()
+        assert box
+        page.touchscreen.tap(box["x"] + 5, box["y"] + 5)
+        page.wait_for_timeout(300)
+        ms.expect_state(0, 0, "F")
+        box = ms.cell(4, 4).bounding_box()
+        assert box
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        ms.expect_opened(4, 4)
+        # In flag mode a tap flags and a long press opens.
+        page.get_by_role("button", name="Flag mode").click()
+        expect(page.get_by_role("button", name="Flag mode")).to_have_attribute("aria-pressed", "true")
+        hidden = [i for i, s in enumerate(ms.states()) if s == "#"]
+        a, b = hidden[0], hidden[-1]
+        box = ms.cell(a % 9, a // 9).bounding_box()
+        assert box
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        ms.expect_state(a % 9, a // 9, "F")
+        long_press(ms, b % 9, b // 9)
+        expect(ms.cell(b % 9, b // 9)).not_to_have_attribute("data-state", "#")
+        assert not ms.errors
+    finally:
+        ctx.close()

@@ -1,0 +1,153 @@
+"""Live play in the browser: spectators, moves from other clients, a dropped socket."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.web.support import Api, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import WebSocketRoute, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+
+BEGINNER = {"width": 9, "height": 9, "mines": 10}
+
+
+def board_of(api: Api, game_id: str) -> list[str]:
+    return list("".join(api.get(game_id)["board"]))
+
+
+def record_connection_states(ms: Minesweeper) -> None:
+    ms.page.evaluate(
+        """() => {
+          const el = document.querySelector('#conn');
+          window.connStates = [el.dataset.state];
+          new MutationObserver(() => connStates.push(el.dataset.state))
+            .observe(el, {attributes: true, attributeFilter: ['data-state']});
+        }"""
+    )
+
+
+def test_a_spectator_follows_a_game_played_through_the_api(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(**BEGINNER, seed=11)
+    gid = game["id"]
+    ms.watch(gid)
+    expect(ms.page.locator("#watch-banner")).to_be_visible()
+    expect(ms.grid).to_have_attribute("aria-readonly", "true")
+    expect(ms.page.locator("#conn")).to_have_text("Live")
+    assert ms.timer() == 0
+
+    api.move(gid, token, "reveal", 4, 4)
+    ms.expect_opened(4, 4)
+    expect(ms.page.locator("#timer")).to_have_attribute("data-value", "1", timeout=4000)
+    hidden = next(i for i, ch in enumerate(board_of(api, gid)) if ch == "#")
+    hx, hy = hidden % 9, hidden // 9
+    api.move(gid, token, "flag", hx, hy)
+    ms.expect_state(hx, hy, "F")
+    assert ms.mines_left() == 9
+    assert ms.states() == board_of(api, gid)
+
+    # Watching is read-only: clicks do nothing, and send nothing.
+    spare = next(i for i, ch in enumerate(board_of(api, gid)) if ch == "#")
+    sx, sy = spare % 9, spare // 9
+    ms.cell(sx, sy).click()
+    ms.cell(sx, sy).click(button="right")
+    ms.page.wait_for_timeout(400)
+    ms.expect_state(sx, sy, "#")
+    clicks = api.get(gid)["stats"]["clicks"]
+    assert (clicks["reveal"], clicks["flag"]) == (1, 1)
+
+    # A reset takes the spectator to the new game.
+    new, _ = api.reset(gid, token)
+    expect(ms.page).to_have_url(re.compile(f"#/watch/{new['id']}$"))
+    expect(ms.page.locator("#frame")).to_have_attribute("data-status", "ready")
+    assert set(ms.states()) == {"#"}
+
+
+def test_moves_in_the_players_page_reach_a_spectator_by_the_share_link(
+    ms: Minesweeper, new_ms: Any, browser: Any
+) -> None:
+    ms.goto()
+    ms.page.get_by_role("button", name="Share", exact=True).click()
+    link = ms.page.get_by_role("textbox", name="Link").input_value()
+    assert link.endswith(f"#/watch/{ms.game_id}")
+    ms.page.get_by_role("button", name="Close").click()
+
+    other = browser.new_context()  # another browser: no token there
+    try:
+        spectator = new_ms(other)
+        spectator.page.goto(link)
+        spectator.wait_game(ms.game_id)
+        expect(spectator.page.locator("#conn")).to_have_text("Live")
+
+        ms.cell(4, 4).click()
+        ms.expect_opened(4, 4)
+        spectator.expect_opened(4, 4)
+        hidden = next(i for i, s in enumerate(ms.states()) if s == "#")
+        x, y = hidden % 9, hidden // 9
+        ms.cell(x, y).click(button="right")
+        spectator.expect_state(x, y, "F")
+        assert spectator.states() == ms.states()
+        assert spectator.mines_left() == ms.mines_left() == 9
+    finally:
+        other.close()
+
+
+def test_two_tabs_of_the_player_stay_in_step(ms: Minesweeper, new_ms: Any) -> None:
+    ms.goto()
+    second = new_ms()  # same browser: it holds the token too
+    second.goto(f"#/game/{ms.game_id}")
+    second.wait_game(ms.game_id)
+    expect(second.page.locator("#watch-banner")).to_be_hidden()
+    ms.cell(4, 4).click()
+    second.expect_opened(4, 4)
+    hidden = next(i for i, s in enumerate(second.states()) if s == "#")
+    x, y = hidden % 9, hidden // 9
+    second.cell(x, y).click(button="right")
+    ms.expect_state(x, y, "F")
+    assert ms.states() == second.states()
+
+
+def test_a_dropped_connection_resumes_with_since(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(**BEGINNER, seed=12)
+    gid = game["id"]
+    sockets: list[WebSocketRoute] = []
+    stalled = {"on": False}
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def down(message: str | bytes) -> None:
+            if not stalled["on"]:
+                ws.send(message)
+
+        server.on_message(down)
+        sockets.append(ws)
+
+    ms.page.route_web_socket(re.compile(r"/games/[0-9a-f]+/events"), relay)
+    ms.watch(gid)
+    expect(ms.page.locator("#conn")).to_have_text("Live")
+    record_connection_states(ms)
+
+    api.move(gid, token, "reveal", 4, 4)
+    ms.expect_opened(4, 4)
+    # The network stalls: the next move does not arrive...
+    stalled["on"] = True
+    hidden = next(i for i, ch in enumerate(board_of(api, gid)) if ch == "#")
+    x, y = hidden % 9, hidden // 9
+    api.move(gid, token, "flag", x, y)
+    ms.page.wait_for_timeout(500)
+    ms.expect_state(x, y, "#")
+    # ...then the socket drops; the page reconnects from the version it holds.
+    stalled["on"] = False
+    sockets[0].close(code=1006 if False else 4000, reason="dropped")
+    ms.expect_state(x, y, "F")
+    assert len(sockets) == 2
+    assert re.search(r"[?&]since=1(&|$)", sockets[1].url), sockets[1].url
+    expect(ms.page.locator("#conn")).to_have_text("Live")
+    states = ms.page.evaluate("connStates")
+    assert "reconnecting" in states and states[-1] == "live", states
+    assert ms.states() == board_of(api, gid)
