@@ -11,6 +11,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import os
 import time
 from typing import Any
 
@@ -28,7 +29,8 @@ from .problems import ApiError, api_error_of, problem
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 15.0
+# Seconds of quiet before a heartbeat; HEARTBEAT_SECONDS in the environment overrides it.
+HEARTBEAT_SECONDS = float(os.environ.get("HEARTBEAT_SECONDS") or 15.0)
 SEND_TIMEOUT = 5.0
 # Close codes: 1013 "try again later" for a consumer that fell behind.
 TRY_AGAIN_LATER = 1013
