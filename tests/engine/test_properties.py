@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from service import engine
 from service.engine import Cell, Game, codec, grid, placement
+from service.engine.rng import SplitMix64
 from service.engine.text import dump, load
 
 settings.register_profile(
@@ -393,25 +394,59 @@ def test_first_click_rule(
     assert again.cells == new.cells
 
 
+def reference_place(width: int, height: int, mines: int, seed: int, keep: set[int]) -> list[bool]:
+    """The placement rule as a plain loop over single draws of the seeded generator."""
+    cells = width * height
+    rng = SplitMix64(seed)
+    free = cells - len(keep)
+    dense = mines * 2 > free
+    wanted = free - mines if dense else mines
+    chosen: set[int] = set()
+    while len(chosen) < wanted:
+        i = rng.below(cells)
+        if i not in keep:
+            chosen.add(i)
+    return [i not in keep and ((i in chosen) != dense) for i in range(cells)]
+
+
 @PROFILE
 @given(
-    w=st.integers(2, 40),
-    h=st.integers(2, 40),
+    w=st.integers(2, 60),
+    h=st.integers(2, 60),
     seed=SEEDS,
+    first_click=st.sampled_from(["zero", "safe", "none"]),
     data=st.data(),
 )
-def test_placement_is_uniform_over_the_allowed_cells_count(
-    w: int, h: int, seed: int, data: st.DataObject
+def test_placement_matches_the_plain_loop(
+    w: int, h: int, seed: int, first_click: engine.FirstClick, data: st.DataObject
 ) -> None:
     assume(w * h >= 10)
     m = data.draw(st.integers(1, w * h - 9), label="mines")
     start = data.draw(st.integers(0, w * h - 1), label="start")
-    keep = placement.start_area(w, h, start, "zero")
+    keep = placement.start_area(w, h, start, first_click)
     board = placement.place(w, h, m, seed, keep)
     assert board.shape == (h, w)
     assert int(board.sum()) == m
-    assert not any(board.ravel()[k] for k in keep)
-    assert (placement.place(w, h, m, seed, keep) == board).all()
+    assert board.ravel().tolist() == reference_place(w, h, m, seed, keep)
+
+
+def test_placement_matches_the_plain_loop_on_a_big_board() -> None:
+    keep = placement.start_area(1000, 1000, 1234, "zero")
+    for mines in (1, 300_000, 600_000):
+        board = placement.place(1000, 1000, mines, 99, keep)
+        assert board.ravel().tolist() == reference_place(1000, 1000, mines, 99, keep)
+
+
+def test_bulk_draws_continue_the_single_draw_stream() -> None:
+    one, many = SplitMix64(12345), SplitMix64(12345)
+    singles = [one.next64() for _ in range(1000)]
+    assert many.next64_many(600).tolist() + many.next64_many(400).tolist() == singles
+    assert one.next64() == many.next64()
+    # Values of n near 2**64 make about half the raw draws rejected.
+    for n in (1, 7, 480, 2**40 + 3, 2**63, 2**63 + 1, 3 * 2**62 + 5):
+        a, b = SplitMix64(n), SplitMix64(n)
+        values = b.below_many(n, 500).tolist()
+        assert [a.below(n) for _ in range(len(values))] == values
 
 
 @PROFILE
