@@ -7,8 +7,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 CONNECT_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 2.0
