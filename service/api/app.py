@@ -12,8 +12,9 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Match, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from .. import metrics, store, wire
 from ..config import Config
@@ -31,6 +32,24 @@ ASYNCAPI = ROOT / "asyncapi.yaml"
 WEB = ROOT / "clients" / "web"
 
 log = logging.getLogger(__name__)
+
+
+class WebClient(Mount):
+    """The web client at ``/``, for the paths no API route knows.
+
+    A mount at ``/`` matches every path, and a full match wins over the partial one
+    of an API route called with the wrong method: stepping aside for those paths
+    keeps their 405 and its ``Allow`` header.
+    """
+
+    def __init__(self, api: list[BaseRoute], directory: Path) -> None:
+        super().__init__("/", StaticFiles(directory=directory, html=True), name="web")
+        self.api = api
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if any(route.matches(scope)[0] is not Match.NONE for route in self.api):
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 async def healthz(request: Request) -> Response:
@@ -101,7 +120,7 @@ def create_app(config: Config | None = None) -> Starlette:
         WebSocketRoute("/games/{game_id}/events", live.events),
     ]
     if WEB.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=WEB, html=True), name="web"))
+        routes.append(WebClient(list(routes), WEB))
     middleware = [Middleware(RequestContext)]
     if config.cors_origins:
         middleware.append(
