@@ -64,7 +64,7 @@ async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) 
         chunks += chunk
         if len(chunks) > limit:
             raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
-    if not chunks.strip() and empty_ok:
+    if not chunks and empty_ok:  # no body at all; whitespace is not JSON
         chunks = bytearray(b"{}")
     try:
         decoded: T = _decoders[kind].decode(bytes(chunks))
