@@ -1,0 +1,263 @@
+"""The documents say exactly what the code does.
+
+- ``components/schemas`` of openapi.yaml and asyncapi.yaml are msgspec's schemas of
+  the wire Structs (annotations aside), and every wire Struct is in one of them;
+- each operation's bodies are the Structs its handler decodes and encodes;
+- openapi.yaml has a path for every route of the app, with the same methods, and no other;
+- asyncapi.yaml has one message per member of the tagged unions, named by its tag.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from starlette.routing import Mount, Route, WebSocketRoute
+
+from service import wire
+from service.api.app import create_app
+from service.config import Config
+from tests.contract import documents as docs
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def openapi() -> dict[str, Any]:
+    return docs.load(docs.OPENAPI)
+
+
+@pytest.fixture(scope="module")
+def asyncapi() -> dict[str, Any]:
+    return docs.load(docs.ASYNCAPI)
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": docs.REF.format(name=name)}
+
+
+def resolve(doc: dict[str, Any], node: Any) -> Any:
+    """Follow local ``$ref``s until a node that is not one."""
+    while isinstance(node, dict) and set(node) == {"$ref"}:
+        target: Any = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+# ---- schemas ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "made"),
+    [(docs.OPENAPI, docs.openapi_schemas), (docs.ASYNCAPI, docs.asyncapi_schemas)],
+    ids=["openapi", "asyncapi"],
+)
+def test_schemas_are_msgspecs(path: Any, made: Any) -> None:
+    written = docs.load(path)["components"]["schemas"]
+    generated = made()
+    assert set(written) == set(generated), "run: python -m tests.contract.documents"
+    for name, schema in generated.items():
+        assert docs.strip(written[name]) == docs.strip(schema), (
+            f"{path.name}: {name} differs from service/wire.py; "
+            "run: python -m tests.contract.documents"
+        )
+
+
+def test_every_wire_struct_is_documented(
+    openapi: dict[str, Any], asyncapi: dict[str, Any]
+) -> None:
+    documented = set(openapi["components"]["schemas"]) | set(asyncapi["components"]["schemas"])
+    missing = [t.__name__ for t in docs.wire_structs() if t.__name__ not in documented]
+    assert not missing
+
+
+def test_annotations_do_not_hide_constraints() -> None:
+    """``strip`` keeps every validation keyword, including in nested and listed schemas."""
+    schema = {
+        "title": "T", "description": "d", "type": "object",
+        "properties": {"title": {"type": "string", "description": "a field named title"}},
+        "anyOf": [{"examples": [1], "minimum": 0}],
+        "items": {"description": "x", "maxLength": 3},
+    }
+    assert docs.strip(schema) == {
+        "type": "object", "properties": {"title": {"type": "string"}},
+        "anyOf": [{"minimum": 0}], "items": {"maxLength": 3},
+    }
+
+
+# ---- bodies of each operation ----------------------------------------------------------------
+
+MOVE_ERRORS = {"400", "401", "403", "404", "409", "412", "413", "422", "429", "503"}
+CHANGE_ERRORS = {"401", "403", "404", "409", "429", "503"}
+# (method, path) -> (request body Struct or None, {status: response Struct}, error statuses)
+BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
+    ("post", "/games"): ("NewGame", {"201": "CreatedGame"}, {"400", "413", "422", "429", "503"}),
+    ("get", "/games/{game_id}"): (None, {"200": "GameView"}, {"404", "429", "503"}),
+    ("post", "/games/{game_id}/reveal"): ("Cell", {"200": "Diff"}, MOVE_ERRORS),
+    ("post", "/games/{game_id}/flag"): ("FlagCell", {"200": "Diff"}, MOVE_ERRORS),
+    ("post", "/games/{game_id}/chord"): ("Cell", {"200": "Diff"}, MOVE_ERRORS),
+    ("post", "/games/{game_id}/pause"): (None, {"200": "Diff"}, CHANGE_ERRORS),
+    ("post", "/games/{game_id}/resume"): (None, {"200": "Diff"}, CHANGE_ERRORS),
+    ("post", "/games/{game_id}/hint"): (None, {"200": "Hint"}, CHANGE_ERRORS),
+    ("post", "/games/{game_id}/reset"): (
+        None, {"201": "CreatedGame"}, {"401", "403", "404", "429", "503"}
+    ),
+    ("get", "/games/{game_id}/replay"): (None, {"200": "Replay"}, {"404", "409", "429", "503"}),
+    ("get", "/leaderboards/{preset}"): (None, {"200": "Leaderboard"}, {"404", "422", "429", "503"}),
+    ("get", "/healthz"): (None, {"200": "Health"}, set()),
+    ("get", "/readyz"): (None, {"200": "Health"}, {"503"}),
+}
+CHANGES = {key for key, (_, _, errors) in BODIES.items() if "401" in errors}
+# Operations whose answers are not wire Structs: text, YAML, and the WebSocket upgrade.
+NOT_STRUCTS = {
+    ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/asyncapi.yaml"),
+    ("get", "/games/{game_id}/events"),
+}
+
+
+def operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {
+        (method, path): op
+        for path, item in doc["paths"].items()
+        for method, op in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    }
+
+
+def test_every_operation_is_checked(openapi: dict[str, Any]) -> None:
+    assert set(operations(openapi)) == set(BODIES) | NOT_STRUCTS
+
+
+@pytest.mark.parametrize("key", list(BODIES), ids=lambda k: f"{k[0].upper()} {k[1]}")
+def test_operation_bodies(openapi: dict[str, Any], key: tuple[str, str]) -> None:
+    op = operations(openapi)[key]
+    body, answers, errors = BODIES[key]
+    if body is None:
+        assert "requestBody" not in op
+    else:
+        request = resolve(openapi, op["requestBody"])
+        assert request["content"]["application/json"]["schema"] == ref(body)
+    responses = {status: resolve(openapi, r) for status, r in op["responses"].items()}
+    assert set(responses) == set(answers) | errors
+    for status, name in answers.items():
+        assert responses[status]["content"]["application/json"]["schema"] == ref(name)
+    for status in errors:
+        content = responses[status]["content"]
+        assert list(content) == [PROBLEM], f"{status} is a problem"
+        assert content[PROBLEM]["schema"] == ref("Problem")
+        example = content[PROBLEM].get("example")
+        if example is not None:
+            assert example["status"] == int(status)
+
+
+def test_error_headers(openapi: dict[str, Any]) -> None:
+    for key, op in operations(openapi).items():
+        for status, response in op["responses"].items():
+            headers = resolve(openapi, response).get("headers", {})
+            if status in ("429", "503"):
+                assert "Retry-After" in headers, key
+            if status == "401":
+                assert "WWW-Authenticate" in headers, key
+            if status == "201":
+                assert "Location" in headers, key
+
+
+def test_changes_need_the_token(openapi: dict[str, Any]) -> None:
+    schemes = openapi["components"]["securitySchemes"]
+    assert schemes["gameToken"] == {**schemes["gameToken"], "type": "http", "scheme": "bearer"}
+    for key, op in operations(openapi).items():
+        assert (op.get("security") == [{"gameToken": []}]) == (key in CHANGES), key
+
+
+def test_game_id_parameter(openapi: dict[str, Any]) -> None:
+    from service.api import games
+
+    param = openapi["components"]["parameters"]["GameId"]
+    assert param["in"] == "path" and param["required"] is True
+    pattern = param["schema"]["pattern"]
+    for candidate in ("0" * 32, "a1" * 16, "A" * 32, "0" * 31, "0" * 33, "g" * 32, ""):
+        documented = re.fullmatch(pattern.strip("^$"), candidate) is not None
+        assert documented == (games._GAME_ID.fullmatch(candidate) is not None), candidate
+
+
+# ---- routes ----------------------------------------------------------------------------------
+
+
+def served_routes() -> dict[str, set[str]]:
+    app = create_app(Config(redis_url="redis://unused"))
+    served: dict[str, set[str]] = {}
+    for route in app.routes:
+        if isinstance(route, Route):
+            served[route.path] = {m.lower() for m in route.methods or ()} - {"head"}
+        elif isinstance(route, WebSocketRoute):
+            served[route.path] = {"get"}  # the upgrade request
+        elif isinstance(route, Mount):
+            continue  # the web client's files
+        else:
+            raise AssertionError(f"a route the contract does not know: {route!r}")
+    return served
+
+
+def test_every_route_is_documented_and_nothing_else(openapi: dict[str, Any]) -> None:
+    documented = {
+        path: {m for m in item if m in ("get", "post", "put", "patch", "delete")}
+        for path, item in openapi["paths"].items()
+    }
+    assert documented == served_routes()
+
+
+def test_path_parameters_are_documented(openapi: dict[str, Any]) -> None:
+    for (method, path), op in operations(openapi).items():
+        item = openapi["paths"][path]
+        given = item.get("parameters", []) + op.get("parameters", [])
+        params = [resolve(openapi, p) for p in given]
+        in_path = {p["name"] for p in params if p["in"] == "path"}
+        assert in_path == set(re.findall(r"{(\w+)}", path)), (method, path)
+        assert all(p["required"] for p in params if p["in"] == "path")
+
+
+# ---- live messages ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("union", "action"),
+    [(wire.ServerMessage, "send"), (wire.ClientMessage, "receive")],
+    ids=["server", "client"],
+)
+def test_messages_are_the_tagged_unions(asyncapi: dict[str, Any], union: Any, action: str) -> None:
+    (operation,) = [op for op in asyncapi["operations"].values() if op["action"] == action]
+    messages = {}
+    for message_ref in operation["messages"]:
+        message = resolve(asyncapi, resolve(asyncapi, message_ref))
+        payload = message["payload"]
+        assert payload["schemaFormat"] == "application/schema+json;version=draft-2020-12"
+        messages[message["name"]] = payload["schema"]
+    assert messages == {tag: ref(name) for tag, name in docs.tags(union).items()}
+    schemas = asyncapi["components"]["schemas"]
+    for tag, name in docs.tags(union).items():
+        assert schemas[name]["properties"]["type"]["enum"] == [tag]
+
+
+def test_move_replies(asyncapi: dict[str, Any]) -> None:
+    (moves,) = [op for op in asyncapi["operations"].values() if op["action"] == "receive"]
+    replies = {resolve(asyncapi, resolve(asyncapi, m))["name"] for m in moves["reply"]["messages"]}
+    assert replies == {"result", "error"}
+
+
+def test_channel_is_the_websocket_route(
+    openapi: dict[str, Any], asyncapi: dict[str, Any]
+) -> None:
+    (channel,) = asyncapi["channels"].values()
+    sockets = [r.path for r in create_app(Config(redis_url="redis://unused")).routes
+               if isinstance(r, WebSocketRoute)]
+    assert sockets == [channel["address"]]
+    assert set(channel["parameters"]) == set(re.findall(r"{(\w+)}", channel["address"]))
+    since = channel["bindings"]["ws"]["query"]["properties"]["since"]
+    (documented,) = [
+        p for p in operations(openapi)[("get", channel["address"])]["parameters"]
+        if p.get("name") == "since"
+    ]
+    assert docs.strip(since) == docs.strip(documented["schema"])
