@@ -143,15 +143,17 @@ def _open(
     exploded = [t for t in targets if game.is_mine(t)]
     safe = [t for t in targets if not game.is_mine(t)]
     before = game.cells
-    lone = len(safe) == 1 and not exploded and game.count(safe[0]) > 0
-    mines = None if lone else grid.unpack(game.layout, w, game.height)
-    if lone:
-        # The common case, a lone number, needs no whole-board work.
-        i = safe[0]
+    numbers = [] if exploded else [game.count(t) for t in safe]
+    # The common cases, a lone number or a chord that opens only numbers, need no
+    # whole-board work: no zero among the targets means no cascade.
+    local = bool(numbers) and all(numbers)
+    mines = None if local else grid.unpack(game.layout, w, game.height)
+    if local:
         after = bytearray(before)
-        after[i] = ZERO + game.count(i)
+        for t, n in zip(safe, numbers, strict=True):
+            after[t] = ZERO + n
         cells = bytes(after)
-        opened = 1
+        opened = len(safe)
     elif safe:
         assert mines is not None
         view = np.frombuffer(before, dtype=np.uint8)
@@ -170,9 +172,8 @@ def _open(
         if not exploded:
             changes["flags"] = game.mines
     new = _commit(game, cells, clicks, hidden_safe=hidden_safe, **changes)
-    if lone and "ended_at" not in changes:
-        i = safe[0]
-        return new, [(i % w, i // w, chr(cells[i]))]
+    if local and "ended_at" not in changes:
+        return new, [(t % w, t // w, chr(cells[t])) for t in sorted(safe)]
     return new, grid.changed(before, cells, w)
 
 
