@@ -215,21 +215,36 @@ def check_state(game: Game) -> None:
                 assert not mines[i]
 
 
-def checked(game: Game, move: engine.Move) -> tuple[Game, list[Cell]]:
+def checked(game: Game, move: engine.Move, now: int = NOW) -> tuple[Game, list[Cell]]:
     """Apply ``move`` and check everything a single move must keep."""
     stored = codec.encode(game)
     before = view_of(game)
     i = move.y * game.width + move.x
-    new, diff = engine.apply(game, move, NOW)
+    new, diff = engine.apply(game, move, now)
     assert codec.encode(game) == stored, "the input snapshot changed"
 
     after = view_of(new)
     assert apply_diff(before, diff, game.width) == after
     assert len({(x, y) for x, y, _ in diff}) == len(diff)
-    assert all(chr(ord(c)) == c and len(c) == 1 for _, _, c in diff)
+    assert all(type(x) is int and type(y) is int and len(c) == 1 for x, y, c in diff)
     assert new.version == game.version + (1 if diff else 0)
     assert new.clicks.total == game.clicks.total + 1
     assert new.clicks.useful == game.clicks.useful + (1 if diff else 0)
+
+    # Server time: the clock starts with the first move that opens something.
+    starts = game.started_at is None and bool(diff) and move.action != "flag"
+    assert new.started_at == (now if starts else game.started_at)
+    assert new.ended_at == (now if new.finished else None)
+    if new.status == "lost":
+        # The loss board: every mine shows, flags are judged, marks on safe cells stay.
+        mines = mine_list(new)
+        for j, (b, a) in enumerate(zip(before, after, strict=True)):
+            if mines[j]:
+                assert a == ("F" if b == "F" else "X" if a == "X" else "*")
+            elif b == "F":
+                assert a == "!"
+            elif b == "?":
+                assert a == "?"
 
     if move.action == "flag":
         assert len(diff) <= 1
@@ -303,11 +318,11 @@ def moves(draw: st.DrawFn, game: Game) -> engine.Move:
 @given(st.data(), new_games())
 def test_random_play_keeps_every_invariant(data: st.DataObject, game: Game) -> None:
     check_state(game)
-    for _ in range(data.draw(st.integers(1, 40), label="moves")):
+    for step in range(data.draw(st.integers(1, 40), label="moves")):
         if game.finished:
             break
         move = data.draw(moves(game), label="move")
-        game, _ = checked(game, move)
+        game, _ = checked(game, move, now=NOW * (step + 1))
     if game.finished:
         stored = codec.encode(game)
         for action in ("reveal", "flag", "chord"):
