@@ -3,6 +3,7 @@ a stream of its diffs and idempotency records, all under the game's hash tag."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any, cast
@@ -144,6 +145,7 @@ class GameStore:
                     idem_value,
                     IDEMPOTENCY_TTL_MS,
                     STREAM_MAXLEN,
+                    secrets.token_bytes(12),
                 ],
             )
         if result == -1:
