@@ -183,6 +183,7 @@ function show(view, mode, token) {
   if (c.mode === "play") lastGame.set(c.id);
   setRoute(c.mode, c.id);
   document.body.dataset.mode = c.mode;
+  layout(); // before the cells exist: reading sizes then costs no layout of the board
   if (c.tooBig) {
     els.board.replaceChildren();
     board.game = null;
@@ -192,7 +193,6 @@ function show(view, mode, token) {
     els.board.hidden = false;
     board.show(game, { readonly: c.mode !== "play" });
   }
-  layout();
   renderAll();
   c.live = new LiveFeed(api, c.id, {
     version: () => c.game.version,
@@ -233,6 +233,7 @@ function onLive(c, message) {
         // The feed skipped something: keep this one, resume from what we hold.
         c.pending.set(message.version, message);
         c.live.resync();
+        armGapCheck(c);
       } else {
         ingest(c, message, "live");
       }

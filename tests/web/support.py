@@ -111,5 +111,6 @@ def neighbours(x: int, y: int, width: int, height: int) -> list[Cell]:
 
 def token_script(game_id: str, token: str) -> str:
     """An init script that puts a game's token where the page keeps it."""
-    value = json.dumps({"token": token, "saved": 0})
-    return f"localStorage.setItem({json.dumps('minesweeper.token.' + game_id)}, {json.dumps(value)});"
+    key = json.dumps(f"minesweeper.token.{game_id}")
+    value = json.dumps(json.dumps({"token": token, "saved": 0}))
+    return f"localStorage.setItem({key}, {value});"

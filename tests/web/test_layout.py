@@ -15,9 +15,13 @@ from playwright.sync_api import Browser, expect  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
-         "device_scale_factor": 2}
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 360, "height": 740},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 
 
 def open_level(browser: Browser, live_server: str, options: dict[str, Any], level: str) -> Any:
@@ -53,8 +57,8 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         # The board is on screen, with cells big enough to hit.
         first = ms.cell(0, 0).bounding_box()
         assert first
-        assert 0 <= first["x"] and first["x"] + first["width"] <= width
-        assert 0 <= first["y"] and first["y"] + first["height"] <= height
+        assert first["x"] >= 0 and first["x"] + first["width"] <= width
+        assert first["y"] >= 0 and first["y"] + first["height"] <= height
         assert first["width"] >= (30 if device == "phone" else 22)
         scroller = page.evaluate(
             "(() => { const s = document.querySelector('#scroller');"
@@ -63,7 +67,8 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         if device == "desktop":
             assert scroller[0] <= scroller[1], "a desktop shows the whole board"
             last = ms.cell(*(c - 1 for c in ms.size())).bounding_box()
-            assert last and last["x"] + last["width"] <= width and last["y"] + last["height"] <= height
+            assert last
+            assert last["x"] + last["width"] <= width and last["y"] + last["height"] <= height
         elif level == "expert":
             assert scroller[0] > scroller[1], "a wide board scrolls inside its frame"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -103,8 +108,9 @@ def test_touch_tap_long_press_and_flag_mode(browser: Browser, live_server: str) 
         page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         ms.expect_opened(4, 4)
         # In flag mode a tap flags and a long press opens.
-        page.get_by_role("button", name="Flag mode").click()
-        expect(page.get_by_role("button", name="Flag mode")).to_have_attribute("aria-pressed", "true")
+        flag_mode = page.get_by_role("button", name="Flag mode")
+        flag_mode.click()
+        expect(flag_mode).to_have_attribute("aria-pressed", "true")
         hidden = [i for i, s in enumerate(ms.states()) if s == "#"]
         a, b = hidden[0], hidden[-1]
         box = ms.cell(a % 9, a // 9).bounding_box()

@@ -143,7 +143,7 @@ def test_a_dropped_connection_resumes_with_since(api: Api, ms: Minesweeper) -> N
     ms.expect_state(x, y, "#")
     # ...then the socket drops; the page reconnects from the version it holds.
     stalled["on"] = False
-    sockets[0].close(code=1006 if False else 4000, reason="dropped")
+    sockets[0].close(code=4000, reason="dropped")
     ms.expect_state(x, y, "F")
     assert len(sockets) == 2
     assert re.search(r"[?&]since=1(&|$)", sockets[1].url), sockets[1].url

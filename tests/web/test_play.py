@@ -20,7 +20,9 @@ BEGINNER = {"width": 9, "height": 9, "mines": 10}
 FIRST: Cell = (4, 4)
 
 
-def seeded(api: Api, seed: int, settings: dict[str, Any] | None = None) -> tuple[dict[str, Any], set[Cell]]:
+def seeded(
+    api: Api, seed: int, settings: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], set[Cell]]:
     """Settings with a seed, and where that board's mines are after the first click."""
     full = {**(settings or BEGINNER), "seed": seed}
     return full, mine_layout(api, full, FIRST)
@@ -292,7 +294,7 @@ def test_keyboard_play_wins_with_a_roving_tabindex(api: Api, ms: Minesweeper) ->
             break
     else:
         raise AssertionError("Tab never reached the minefield")
-    pos = tuple(page.evaluate("[+document.activeElement.dataset.x, +document.activeElement.dataset.y]"))
+    pos = tuple(page.evaluate("(({dataset: d}) => [+d.x, +d.y])(document.activeElement)"))
     assert pos == FIRST
     expect(page.locator("#board [data-i]:focus")).to_have_attribute(
         "aria-label", "hidden, row 5, column 5"
