@@ -1,0 +1,284 @@
+"""Hints, pause, replays, leaderboards, daily and no-guess boards, through HTTP and WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from service import engine
+from service.engine import grid, solver
+from tests.support.solve import next_cell, play_out, win
+
+
+@pytest.fixture
+def http(live_server: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server, timeout=30) as client:
+        yield client
+
+
+def create(http: httpx.Client, **body: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
+    r = http.post("/games", json=body)
+    assert r.status_code == 201, r.text
+    data = r.json()
+    return data["game"]["id"], {"Authorization": f"Bearer {data['token']}"}, data["game"]
+
+
+def ms(stamp: str) -> int:
+    return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def mines_of(
+    seed: int, settings: engine.Settings, first: tuple[int, int], **options: Any
+) -> set[tuple[int, int]]:
+    """The layout a seeded game gets for a first click, worked out with the engine itself."""
+    game = engine.new_game(settings, seed=seed, now_ms=0, **options)
+    game, _ = engine.reveal(game, *first, 0)
+    layout = grid.unpack(game.layout, game.width, game.height)
+    return {(x, y) for y, row in enumerate(layout.tolist()) for x, m in enumerate(row) if m}
+
+
+# ---- hints ---------------------------------------------------------------------------------
+
+
+def test_a_hint_names_a_safe_cell_with_its_reason_and_is_counted(http: httpx.Client) -> None:
+    game_id, auth, _ = create(http, preset="expert", seed=99)
+    first = http.post(f"/games/{game_id}/hint", headers=auth).json()
+    assert first["kind"] == "safe" and first["mine_probability"] == 0.0
+    http.post(f"/games/{game_id}/reveal", json={"x": first["x"], "y": first["y"]}, headers=auth)
+    for _ in range(5):
+        hint = http.post(f"/games/{game_id}/hint", headers=auth).json()
+        assert hint["reason"]
+        if hint["kind"] == "safe":
+            diff = http.post(f"/games/{game_id}/reveal", json={"x": hint["x"], "y": hint["y"]},
+                             headers=auth).json()
+            assert diff["status"] != "lost"
+    view = http.get(f"/games/{game_id}").json()
+    assert view["stats"]["hints"] == 6
+    assert view["stats"]["assisted"] is True
+
+
+def test_hints_need_the_token_and_a_running_game(http: httpx.Client) -> None:
+    game_id, auth, _ = create(http, preset="beginner", seed=5)
+    assert http.post(f"/games/{game_id}/hint").status_code == 401
+    assert http.post(f"/games/{game_id}/hint", headers={"Authorization": "Bearer no"}
+                     ).status_code == 403
+    mine = sorted(mines_of(5, engine.preset("beginner"), (4, 4)))[0]
+    http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
+    http.post(f"/games/{game_id}/reveal", json={"x": mine[0], "y": mine[1]}, headers=auth)
+    r = http.post(f"/games/{game_id}/hint", headers=auth)
+    assert r.status_code == 409 and r.json()["code"] == "game_over"
+
+
+# ---- pause ---------------------------------------------------------------------------------
+
+
+async def test_pause_hides_the_board_stops_the_clock_and_blocks_moves(live_server: str) -> None:
+    async with httpx.AsyncClient(base_url=live_server) as http:
+        created = (await http.post("/games", json={"preset": "beginner", "seed": 8})).json()
+        game_id, auth = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
+        await http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
+        ws_url = live_server.replace("http://", "ws://") + f"/games/{game_id}/events?since=1"
+        async with websockets.connect(ws_url) as ws:
+            paused = (await http.post(f"/games/{game_id}/pause", headers=auth)).json()
+            assert paused["move"]["action"] == "pause" and paused["version"] == 2
+            assert all(char == "#" for _, _, char in paused["cells"]) and paused["cells"]
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == paused
+
+            view = (await http.get(f"/games/{game_id}")).json()
+            assert view["paused"] is True
+            assert set("".join(view["board"])) == {"#"}
+            frozen = view["elapsed_ms"]
+            await asyncio.sleep(0.3)
+            assert (await http.get(f"/games/{game_id}")).json()["elapsed_ms"] == frozen
+
+            r = await http.post(f"/games/{game_id}/flag", json={"x": 0, "y": 0}, headers=auth)
+            assert r.status_code == 409 and r.json()["code"] == "paused"
+            again = (await http.post(f"/games/{game_id}/pause", headers=auth)).json()
+            assert again["cells"] == [] and again["version"] == 2
+
+            resumed = (await http.post(f"/games/{game_id}/resume", headers=auth)).json()
+            assert resumed["version"] == 3
+            assert {(x, y) for x, y, _ in resumed["cells"]} == {
+                (x, y) for x, y, _ in paused["cells"]
+            }
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == resumed
+            after = (await http.get(f"/games/{game_id}")).json()
+            # The server's own clock shows the pause (at least the 0.3 s slept) left out.
+            running = ms(after["server_time"]) - ms(after["started_at"])
+            assert running - after["elapsed_ms"] >= 300
+
+
+# ---- replays -------------------------------------------------------------------------------
+
+
+def test_a_replay_is_refused_before_the_end(http: httpx.Client) -> None:
+    game_id, _, _ = create(http, preset="beginner")
+    r = http.get(f"/games/{game_id}/replay")
+    assert r.status_code == 409
+    assert r.headers["content-type"] == "application/problem+json"
+
+
+def test_a_replay_reproduces_the_game_exactly(http: httpx.Client) -> None:
+    game_id, auth, _ = create(http, preset="intermediate", seed=1234, question_marks=True)
+    for _ in range(3):  # flag, question mark, and back to hidden
+        http.post(f"/games/{game_id}/flag", json={"x": 0, "y": 0}, headers=auth)
+    assert play_out(http, game_id, auth["Authorization"][7:], (8, 8)) in ("won", "lost")
+    final = http.get(f"/games/{game_id}").json()
+    replay = http.get(f"/games/{game_id}/replay").json()
+    assert replay["seed"] == 1234 and replay["status"] == final["status"]
+    assert [m["version"] for m in replay["moves"]] == list(range(1, final["version"] + 1))
+
+    # Same settings, seed and moves through the engine give the same final board.
+    game = engine.new_game(
+        engine.preset("intermediate"), seed=replay["seed"], now_ms=0, question_marks=True
+    )
+    for m in replay["moves"]:
+        game, _ = engine.apply(game, engine.Move(m["action"], m["x"], m["y"]), 0)
+    assert game.board() == final["board"]
+    layout = [row for row in replay["layout"]]
+    assert sum(row.count("*") for row in layout) == 40
+
+
+def test_a_loss_on_the_first_click_of_a_board_was_a_forced_guess(http: httpx.Client) -> None:
+    settings = engine.custom(9, 9, 30)
+    game = engine.new_game(settings, seed=77, now_ms=0, first_click="none")
+    layout = grid.unpack(game.layout, 9, 9)
+    y, x = map(int, next(zip(*layout.nonzero(), strict=False)))
+    game_id, auth, _ = create(http, width=9, height=9, mines=30, seed=77, first_click="none")
+    assert http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=auth
+                     ).json()["status"] == "lost"
+    fatal = http.get(f"/games/{game_id}/replay").json()["fatal"]
+    assert fatal == {"x": x, "y": y, "forced_guess": True}
+
+
+def test_a_loss_beside_a_certain_safe_cell_was_a_mistake(http: httpx.Client) -> None:
+    settings = engine.preset("expert")
+    mines = mines_of(31, settings, (15, 8))
+    game_id, auth, _ = create(http, preset="expert", seed=31)
+    http.post(f"/games/{game_id}/reveal", json={"x": 15, "y": 8}, headers=auth)
+    view = http.get(f"/games/{game_id}").json()
+    assert solver.analyze(view["board"], 99).safe, "the opening must leave a certain safe cell"
+    x, y = sorted(mines)[0]
+    http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=auth)
+    fatal = http.get(f"/games/{game_id}/replay").json()["fatal"]
+    assert fatal == {"x": x, "y": y, "forced_guess": False}
+
+
+# ---- leaderboards --------------------------------------------------------------------------
+
+
+def test_only_fair_wins_enter_the_leaderboard(http: httpx.Client) -> None:
+    ranked, _ = win(http, preset="beginner", player="Ada")
+    seeded, _ = win(http, preset="beginner", player="Seeded", seed=4242)
+    board = http.get("/leaderboards/beginner", params={"limit": 100}).json()
+    entries = {e["game_id"]: e for e in board["entries"]}
+    assert ranked in entries and seeded not in entries
+    entry = entries[ranked]
+    assert entry["player"] == "Ada" and entry["elapsed_ms"] >= 0 and entry["bbbv"] > 0
+    ranks = [e["rank"] for e in board["entries"]]
+    assert ranks == list(range(1, len(ranks) + 1))
+    times = [e["elapsed_ms"] for e in board["entries"]]
+    assert times == sorted(times)
+
+
+def test_a_hinted_win_is_not_ranked(http: httpx.Client) -> None:
+    game_id, auth, _ = create(http, preset="beginner", player="Helped")
+    http.post(f"/games/{game_id}/hint", headers=auth)
+    status = play_out(http, game_id, auth["Authorization"][7:], (4, 4))
+    entries = http.get("/leaderboards/beginner", params={"limit": 100}).json()["entries"]
+    assert game_id not in [e["game_id"] for e in entries]
+    assert status in ("won", "lost")
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/leaderboards/huge", 404),
+        ("/leaderboards/expert?limit=0", 422),
+        ("/leaderboards/expert?limit=1000", 422),
+        ("/leaderboards/expert?no_guess=maybe", 422),
+        ("/leaderboards/expert?date=yesterday", 422),
+    ],
+)
+def test_bad_leaderboard_queries(http: httpx.Client, path: str, status: int) -> None:
+    r = http.get(path)
+    assert r.status_code == status
+    assert r.headers["content-type"] == "application/problem+json"
+
+
+def test_player_names_are_validated(http: httpx.Client) -> None:
+    for name in ("", "x" * 25, "<script>"):
+        r = http.post("/games", json={"preset": "beginner", "player": name})
+        assert r.status_code == 422, name
+
+
+# ---- daily boards --------------------------------------------------------------------------
+
+
+def test_the_daily_board_is_the_same_for_everyone_and_hides_its_seed(http: httpx.Client) -> None:
+    _, _, one = create(http, daily="intermediate", player="One")
+    _, _, two = create(http, daily="intermediate", player="Two")
+    assert one["board"] == two["board"]
+    assert one["daily"] == two["daily"] == time.strftime("%Y-%m-%d", time.gmtime())
+    assert one["status"] == "playing" and one["started_at"] is None
+    assert any(ch.isdigit() for row in one["board"] for ch in row)
+    assert "seed" not in json.dumps(one)
+
+
+def test_the_daily_leaderboard_ranks_daily_wins(http: httpx.Client) -> None:
+    date = time.strftime("%Y-%m-%d", time.gmtime())
+    for _ in range(20):
+        game_id, auth, game = create(http, daily="beginner", player="Daily")
+        start = next_cell(game["board"], game["mines"])
+        if play_out(http, game_id, auth["Authorization"][7:], start) == "won":
+            break
+    else:
+        pytest.fail("today's beginner board was not won in 20 tries")
+    daily = http.get("/leaderboards/beginner", params={"date": date, "limit": 100}).json()
+    assert game_id in [e["game_id"] for e in daily["entries"]]
+    classic = http.get("/leaderboards/beginner", params={"limit": 100}).json()
+    assert game_id not in [e["game_id"] for e in classic["entries"]]
+
+
+def test_daily_boards_take_no_seed_or_preset(http: httpx.Client) -> None:
+    for body in ({"daily": "expert", "seed": 1}, {"daily": "expert", "preset": "expert"},
+                 {"daily": "expert", "first_click": "none"}, {"daily": "huge"}):
+        assert http.post("/games", json=body).status_code == 422, body
+
+
+# ---- no-guess boards -----------------------------------------------------------------------
+
+
+def test_a_no_guess_board_is_won_by_logic_alone(http: httpx.Client) -> None:
+    game_id, auth, view = create(http, preset="expert", no_guess=True, seed=2024)
+    assert view["no_guess"] is True
+    diff = http.post(f"/games/{game_id}/reveal", json={"x": 15, "y": 8}, headers=auth).json()
+    assert any(char == "0" for _, _, char in diff["cells"])
+    while True:
+        view = http.get(f"/games/{game_id}").json()
+        if view["status"] != "playing":
+            break
+        analysis = solver.analyze(view["board"], view["mines"])
+        assert analysis.safe, "a no-guess board left the player without a safe cell"
+        x, y = analysis.safe[0]
+        http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=auth)
+    assert view["status"] == "won"
+
+
+def test_no_guess_settings_that_cannot_be_promised_are_refused(http: httpx.Client) -> None:
+    for body in (
+        {"preset": "expert", "no_guess": True, "first_click": "none"},
+        {"width": 1000, "height": 1000, "mines": 200000, "no_guess": True},
+        {"width": 10, "height": 10, "mines": 80, "no_guess": True},
+    ):
+        r = http.post("/games", json=body)
+        assert r.status_code == 422, body
+        assert r.json()["code"] == "invalid_request"
