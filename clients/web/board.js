@@ -93,13 +93,19 @@ export class Board {
     this.grid.setAttribute("aria-colcount", String(game.width));
     const what = `${game.width} by ${game.height}, ${game.mines} mines`;
     this.grid.setAttribute("aria-label", readonly ? `Minefield (watching), ${what}` : `Minefield, ${what}`);
+    const focused = this.indexOf(document.activeElement);
     if (rebuild) this.build();
-    if (!sameGame || this.focusIndex >= game.size) {
+    if (!rebuild && focused >= 0) {
+      // Same size: the keyboard cursor stays where it was.
+      this.focusIndex = focused;
+    } else if (!sameGame || this.focusIndex >= game.size) {
       // Start near the middle, where a first click is most useful.
       this.focusIndex = Math.floor(game.height / 2) * game.width + Math.floor(game.width / 2);
     }
     this.paintAll();
     this.cells.forEach((el, i) => (el.tabIndex = i === this.focusIndex ? 0 : -1));
+    // The focused cell was replaced: give the focus to the new board, not to the page.
+    if (rebuild && focused >= 0) this.focusCell(this.focusIndex, { scroll: false });
   }
 
   build() {

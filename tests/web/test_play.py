@@ -333,6 +333,18 @@ def test_keyboard_play_wins_with_a_roving_tabindex(api: Api, ms: Minesweeper) ->
     expect(page.locator("#result")).to_contain_text("You won!")
     expect(page.locator("#announcer")).to_contain_text("You won")
 
+    # F2: a new game of the same size; the keyboard stays on the board, where it was.
+    won = ms.game_id
+    page.keyboard.press("F2")
+    expect(page).not_to_have_url(re.compile(won))
+    expect(ms.page.locator("#frame")).to_have_attribute("data-status", "ready")
+    focused = page.locator("#board [data-i]:focus")
+    expect(focused).to_have_attribute("data-x", str(pos[0]))
+    expect(focused).to_have_attribute("data-y", str(pos[1]))
+    page.keyboard.press("ArrowLeft" if pos[0] > 0 else "ArrowRight")
+    expect(focusable).to_have_count(1)
+    expect(page.locator('#board [tabindex="0"]:focus')).to_have_count(1)
+
 
 def test_a_reload_keeps_playing_the_same_game(api: Api, ms: Minesweeper) -> None:
     ms.goto()
