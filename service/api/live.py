@@ -58,6 +58,10 @@ _ACTIONS: dict[type[Any], engine.Action] = {
 }
 
 
+class _TooSlow(Exception):
+    """The client did not take a message within SEND_TIMEOUT."""
+
+
 class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
     """:class:`wire.Result` with the diff passed through as the bytes ``play`` made."""
 
@@ -82,7 +86,10 @@ class Session:
 
     async def send(self, data: bytes) -> None:
         async with self._send_lock:
-            await asyncio.wait_for(self.ws.send_text(data.decode()), SEND_TIMEOUT)
+            try:
+                await asyncio.wait_for(self.ws.send_text(data.decode()), SEND_TIMEOUT)
+            except TimeoutError:
+                raise _TooSlow from None
 
     async def send_diff(self, data: bytes, version: int) -> None:
         if version <= self.version:
@@ -151,7 +158,11 @@ class Session:
 
     async def receive(self) -> None:
         while True:
-            text = await self.ws.receive_text()
+            frame = await self.ws.receive()
+            if frame["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+            # A binary frame is judged like a text one: not JSON, or not a message, is an error.
+            text = frame.get("text") or frame.get("bytes") or b""
             if self._flooding():
                 await self.ws.close(POLICY_VIOLATION, "too many messages")
                 return
@@ -224,6 +235,10 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
                         await task
     except WebSocketDisconnect:
         return
+    except _TooSlow:
+        metrics.DROPPED.inc()
+        with contextlib.suppress(Exception):
+            await ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
     except Exception as exc:
         try:
             err = api_error_of(exc)
