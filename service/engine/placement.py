@@ -54,7 +54,9 @@ def place(
     chosen = np.zeros(cells, dtype=bool)
     count = 0
     while count < wanted:
-        draws = rng.below_many(cells, 2 * (wanted - count) + 64).astype(np.int64)
+        # The loop needs at least one draw per missing cell; drawing about that
+        # many wastes little, and repeated cells just cost a further, smaller round.
+        draws = rng.below_many(cells, wanted - count + 64).astype(np.int64)
         draws = draws[~blocked[draws]]
         fresh = draws[_first_of_each(draws, cells) & ~chosen[draws]][: wanted - count]
         chosen[fresh] = True
