@@ -78,6 +78,22 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         ctx.close()
 
 
+def test_reduced_motion_turns_animations_off(browser: Browser, live_server: str) -> None:
+    for motion, expected in (("reduce", "none"), ("no-preference", "nudge")):
+        ctx = browser.new_context(reduced_motion=motion)
+        try:
+            ms = Minesweeper(ctx.new_page(), live_server)
+            ms.goto()
+            ms.cell(0, 0).click(button="right")
+            ms.expect_state(0, 0, "F")
+            ms.cell(0, 0).click()  # refused: the cell is flagged, so it shakes (or not)
+            name = ms.cell(0, 0).evaluate("el => getComputedStyle(el).animationName")
+            assert name == expected, motion
+            ms.expect_state(0, 0, "F")
+        finally:
+            ctx.close()
+
+
 def long_press(ms: Minesweeper, x: int, y: int, ms_held: int = 700) -> None:
     box = ms.cell(x, y).bounding_box()
     assert box

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.web.support import Api, require_chromium
+from tests.web.support import Api, mine_layout, require_chromium
 
 require_chromium()
 
@@ -32,6 +32,7 @@ def record_connection_states(ms: Minesweeper) -> None:
 
 
 def test_a_spectator_follows_a_game_played_through_the_api(api: Api, ms: Minesweeper) -> None:
+    mines = mine_layout(api, {**BEGINNER, "seed": 11}, (4, 4))
     game, token = api.create(**BEGINNER, seed=11)
     gid = game["id"]
     ms.watch(gid)
@@ -59,6 +60,14 @@ def test_a_spectator_follows_a_game_played_through_the_api(api: Api, ms: Mineswe
     ms.expect_state(sx, sy, "#")
     clicks = api.get(gid)["stats"]["clicks"]
     assert (clicks["reveal"], clicks["flag"]) == (1, 1)
+
+    # The end shows as it does to the player.
+    boom = min(mines - {(hx, hy)})
+    api.move(gid, token, "reveal", *boom)
+    ms.expect_state(*boom, "X")
+    expect(ms.page.locator("#result")).to_contain_text("The player hit a mine.")
+    assert ms.face() == "dead"
+    assert ms.states() == board_of(api, gid)
 
     # A reset takes the spectator to the new game.
     new, _ = api.reset(gid, token)
