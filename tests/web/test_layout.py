@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -79,7 +79,11 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
 
 
 def test_reduced_motion_turns_animations_off(browser: Browser, live_server: str) -> None:
-    for motion, expected in (("reduce", "none"), ("no-preference", "nudge")):
+    cases: tuple[tuple[Literal["reduce", "no-preference"], str], ...] = (
+        ("reduce", "none"),
+        ("no-preference", "nudge"),
+    )
+    for motion, expected in cases:
         ctx = browser.new_context(reduced_motion=motion)
         try:
             ms = Minesweeper(ctx.new_page(), live_server)
