@@ -1,0 +1,285 @@
+"""The logic solver: small positions with known answers, and brute force as the referee."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from service.engine import grid
+from service.engine.rng import SplitMix64
+from service.engine.solver import (
+    Analysis,
+    InconsistentBoard,
+    analyze,
+    best_hint,
+    safe_cell_existed,
+)
+
+Coord = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    board: list[str]
+    mines: int
+    safe: set[Coord] = field(default_factory=set)
+    found: set[Coord] = field(default_factory=set)  # certain mines
+
+
+CASES = [
+    Case("a 1 with one hidden neighbour", ["1#", "11", "00"], 1, found={(1, 0)}),
+    Case(
+        "1-2-1: the wings are mines and the middle is safe",
+        ["###", "121", "000"], 2, safe={(1, 0)}, found={(0, 0), (2, 0)},
+    ),
+    Case(
+        "1-2-3-2-1 along a wall",
+        ["#####", "12321", "00000"], 3, safe={(0, 0), (4, 0)}, found={(1, 0), (2, 0), (3, 0)},
+    ),
+    Case(
+        "subset: the 1 inside the other 1 clears the rest",
+        ["###", "11#", "0##"], 1, safe={(1, 2), (2, 0), (2, 1), (2, 2)},
+    ),
+    Case(
+        "a wrong flag is not trusted",
+        ["#1", "F1", "00"], 1, safe={(0, 1)}, found={(0, 0)},
+    ),
+    Case(
+        "a question mark is just hidden",
+        ["#1", "?1", "00"], 1, safe={(0, 1)}, found={(0, 0)},
+    ),
+    Case(
+        "global count: the number needs every mine, the rest is safe",
+        ["####", "#1##", "####"], 1, safe={(3, 0), (3, 1), (3, 2)},
+    ),
+    Case(
+        "global count: all mines located",
+        ["#3", "##", "##"], 3, safe={(0, 2), (1, 2)}, found={(0, 0), (0, 1), (1, 1)},
+    ),
+    Case(
+        "global count: the hidden cells left are all mines",
+        ["##", "##", "22", "00"], 4, found={(0, 0), (1, 0), (0, 1), (1, 1)},
+    ),
+    Case(
+        "global count: too many mines for the cells next to numbers",
+        ["1##", "1##"], 3, found={(2, 0), (2, 1)},
+    ),
+    Case(
+        "only counting every arrangement settles it",
+        ["#3#", "3##", "##2"], 4, found={(0, 0), (1, 1)},
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_known_positions(case: Case) -> None:
+    a = analyze(case.board, case.mines)
+    assert set(a.safe) == case.safe
+    assert set(a.mines) == case.found
+    assert {(d.x, d.y) for d in a.deductions} == case.safe | case.found
+    assert all(d.reason for d in a.deductions)
+    _check_against_brute_force(case.board, case.mines, a)
+
+
+def test_reasons_in_words() -> None:
+    a = analyze(["###", "121", "000"], 2)
+    assert a.reason(1, 0) == "the 1 at (2, 1) already touches 1 known mine"
+    assert a.reason(0, 0) == "the 1 at (0, 1) has only 1 undecided neighbour left"
+    assert a.reason(2, 0) == "the 1 at (0, 1) and the 2 at (1, 1) together force a mine here"
+    a = analyze(["###", "22#"], 2)
+    assert a.reason(2, 0) == "the 2 at (1, 1) already touches 2 known mines"
+    assert a.reason(0, 0) == "the 2 at (0, 1) has only 2 undecided neighbours left"
+    a = analyze(["#3#", "3##", "##2"], 4)
+    assert a.reason(1, 1) == (
+        "every arrangement of mines that fits the 3 at (1, 0), the 3 at (0, 1) and "
+        "the 2 at (2, 2) and the total of 4 mines puts a mine here"
+    )
+    assert a.reason(0, 0) is not None and "total" not in a.reason(0, 0)
+    assert analyze(["#3", "##", "##"], 3).reason(0, 2) == "all 3 mines are already located"
+    assert analyze(["####", "#1##", "####"], 1).reason(3, 1) == (
+        "the numbers need all 1 remaining mine, so cells away from them are safe"
+    )
+
+
+def test_simple_reasons_come_first() -> None:
+    # The 0 clears (1, 2) on its own; the subset rule is only needed for the rest.
+    a = analyze(["###", "11#", "0##"], 1)
+    assert a.safe[0] == (1, 2)
+    assert a.deductions[0].reason == "the 0 at (0, 2) has no mine around it"
+
+
+def test_stops_at_the_first_stage_that_finds_a_safe_cell() -> None:
+    a = analyze(["###", "121", "000"], 2)
+    assert not a.stuck
+    assert a.probabilities == [] and a.interior is None
+
+
+def test_probabilities_on_tiny_exhaustive_cases() -> None:
+    a = analyze(["1#", "##"], 1)
+    assert a.stuck and a.exact
+    assert sorted((p.x, p.y, p.mine) for p in a.probabilities) == [
+        (0, 1, pytest.approx(1 / 3)), (1, 0, pytest.approx(1 / 3)), (1, 1, pytest.approx(1 / 3)),
+    ]
+    assert a.interior is None and a.interior_cells == 0
+    # Eight cells around the 1 share one mine; the other goes among the 3 interior cells.
+    a = analyze(["####", "#1##", "####"], 2)
+    assert [p.mine for p in a.probabilities] == [pytest.approx(1 / 8)] * 8
+    assert a.interior == pytest.approx(1 / 3) and a.interior_cells == 3
+    assert _expected_mines(a) == pytest.approx(2)
+
+
+def test_probabilities_weigh_the_interior_by_combinatorics() -> None:
+    # The 1s share one mine at (1,0) or (1,1), leaving C(3,1) = 3 ways for the last
+    # mine in the bottom row; or take one each at (0,1) and (2,1), leaving 1 way.
+    board = ["1#1", "###", "###"]
+    a = analyze(board, 2)
+    odds = {(p.x, p.y): p.mine for p in a.probabilities}
+    assert odds == {
+        (1, 0): pytest.approx(3 / 7), (1, 1): pytest.approx(3 / 7),
+        (0, 1): pytest.approx(1 / 7), (2, 1): pytest.approx(1 / 7),
+    }
+    assert a.interior == pytest.approx(2 / 7) and a.interior_cells == 3
+    assert _expected_mines(a) == pytest.approx(2)
+    _check_against_brute_force(board, 2, a)
+
+
+def test_best_hint_prefers_safe_then_mine_then_the_safest_guess() -> None:
+    hint = best_hint(["###", "121", "000"], 2)
+    assert hint is not None
+    assert (hint.x, hint.y, hint.kind, hint.mine_probability) == (1, 0, "safe", 0.0)
+    assert hint.reason == "the 1 at (2, 1) already touches 1 known mine"
+    hint = best_hint(["1#", "11", "00"], 1)
+    assert hint is not None and (hint.x, hint.y, hint.kind) == (1, 0, "mine")
+    assert hint.mine_probability == 1.0
+    # The only mine is already flagged: nothing is left to suggest.
+    assert best_hint(["1F", "11", "00"], 1) is None
+    hint = best_hint(["####", "#1##", "####"], 2)
+    assert hint is not None and hint.kind == "guess"
+    assert hint.mine_probability == pytest.approx(1 / 8)
+    assert (hint.x, hint.y) == (0, 0)
+    assert "12.5%" in hint.reason
+
+
+def test_best_hint_guesses_away_from_numbers_when_that_is_safer() -> None:
+    board = ["1#####", *["######"] * 5]
+    hint = best_hint(board, 2)
+    assert hint is not None and hint.kind == "guess"
+    # One mine is among the 1's three neighbours; the other among the 32 other cells.
+    assert hint.mine_probability == pytest.approx(1 / 32)
+    # A corner has the fewest neighbours, so the best chance of an opening.
+    assert (hint.x, hint.y) == (5, 0)
+
+
+def test_best_hint_on_an_untouched_board() -> None:
+    hint = best_hint(["####"] * 4, 3)
+    assert hint is not None and hint.kind == "guess"
+    assert hint.mine_probability == pytest.approx(3 / 16)
+    assert (hint.x, hint.y) == (0, 0)
+
+
+def test_safe_cell_existed() -> None:
+    assert safe_cell_existed(["###", "121", "000"], 2)
+    assert not safe_cell_existed(["1#", "1#"], 1)
+    assert not safe_cell_existed(["##", "11", "00"], 1)
+
+
+def test_malformed_and_impossible_views() -> None:
+    with pytest.raises(ValueError):
+        analyze(["##", "#"], 1)
+    with pytest.raises(ValueError):
+        analyze([], 1)
+    with pytest.raises(ValueError):
+        analyze(["#*", "##"], 1)
+    with pytest.raises(ValueError):
+        analyze(["#9", "##"], 1)
+    with pytest.raises(InconsistentBoard):
+        analyze(["#3", "##", "##"], 2)
+    with pytest.raises(InconsistentBoard):
+        analyze(["1#", "##"], 4)
+    with pytest.raises(InconsistentBoard):
+        analyze(["#2#", "000"], 1)
+
+
+def test_a_component_over_budget_stays_sound() -> None:
+    board = ["#3#", "3##", "##2"]
+    a = analyze(board, 4, budget=0)
+    assert not a.exact
+    assert a.safe == [] and a.mines == []
+    assert len(a.probabilities) == 6
+    assert all(0.0 <= p.mine <= 1.0 for p in a.probabilities)
+
+
+def test_analysis_is_deterministic() -> None:
+    board = ["#3#", "3##", "##2"]
+    assert analyze(board, 4) == analyze(board, 4)
+
+
+def test_against_brute_force_on_random_positions() -> None:
+    """Every claim is true in every layout, a stuck analysis misses no certain safe
+    cell, and its odds are the exact share of layouts."""
+    rng = SplitMix64(2024)
+    kinds = {"progress": 0, "stuck": 0}
+    for _ in range(400):
+        w, h = 2 + rng.below(4), 2 + rng.below(3)
+        n = w * h
+        m = 1 + rng.below(max(1, n // 3))
+        mines = np.zeros(n, dtype=bool)
+        mines[rng.sample(list(range(n)), m)] = True
+        counts = grid.counts(mines.reshape(h, w)).ravel()
+        chars = [
+            str(counts[i]) if not mines[i] and rng.below(2) else "#F?"[rng.below(3)]
+            for i in range(n)
+        ]
+        board = ["".join(chars[r * w : (r + 1) * w]) for r in range(h)]
+        a = analyze(board, m)
+        _check_against_brute_force(board, m, a)
+        kinds["stuck" if a.stuck else "progress"] += 1
+    assert min(kinds.values()) > 50
+
+
+# ---------------------------------------------------------------------------
+
+
+def _layouts(board: list[str], mines: int) -> tuple[list[int], list[set[int]]]:
+    h, w = len(board), len(board[0])
+    flat = "".join(board)
+    hidden = [i for i, ch in enumerate(flat) if ch in "#F?"]
+    numbers = [(i, int(ch)) for i, ch in enumerate(flat) if ch.isdigit()]
+    layouts = []
+    for combo in itertools.combinations(hidden, mines):
+        layout = np.zeros(w * h, dtype=bool)
+        layout[list(combo)] = True
+        counts = grid.counts(layout.reshape(h, w)).ravel()
+        if all(counts[i] == n for i, n in numbers):
+            layouts.append(set(combo))
+    return hidden, layouts
+
+
+def _check_against_brute_force(board: list[str], mines: int, a: Analysis) -> None:
+    w = len(board[0])
+    hidden, layouts = _layouts(board, mines)
+    assert layouts, "the position is impossible"
+    for x, y in a.safe:
+        assert all(y * w + x not in lay for lay in layouts), (board, (x, y))
+    for x, y in a.mines:
+        assert all(y * w + x in lay for lay in layouts), (board, (x, y))
+    if not a.stuck:
+        return
+    assert not [i for i in hidden if all(i not in lay for lay in layouts)], board
+    odds = {p.y * w + p.x: p.mine for p in a.probabilities}
+    for i in hidden:
+        if (i % w, i // w) in a.mines:
+            continue
+        share = sum(i in lay for lay in layouts) / len(layouts)
+        p = odds.get(i, a.interior)
+        assert p is not None and p == pytest.approx(share, abs=1e-6), (board, i)
+    assert _expected_mines(a) == pytest.approx(mines, abs=1e-4)
+
+
+def _expected_mines(a: Analysis) -> float:
+    interior = (a.interior or 0.0) * a.interior_cells
+    return len(a.mines) + sum(p.mine for p in a.probabilities) + interior
