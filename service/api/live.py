@@ -24,7 +24,7 @@ from ..store.live import RESYNC, Subscription
 from . import backends, views
 from .backends import Backends
 from .games import authorise, play
-from .limits import client_address
+from .limits import client_address, now_ms, refusal
 from .problems import ApiError, api_error_of, problem
 
 log = logging.getLogger(__name__)
@@ -176,9 +176,27 @@ class Session:
                 out = wire.Error(id=request_id, problem=problem(err.status, err.code, err.detail))
                 await self.send(_encode(out))
 
+    async def admit(self) -> None:
+        """Take what any HTTP request from this address takes: a socket is no way around
+        the rate limits, nor around the budget for failed tokens and unknown games."""
+        b = self.backends
+        wait = await b.limiter.take(b.limits.client(self.address), now_ms())
+        if wait:
+            raise refusal(wait, "client")
+
+    async def charge_failure(self) -> None:
+        b = self.backends
+        with contextlib.suppress(Exception):  # a lost charge only loosens the limit
+            await b.limiter.take(b.limits.failure(self.address), now_ms())
+
     async def handle(self, message: Any) -> None:
         if isinstance(message, wire.Auth):
-            authorise(await self.games.load(self.game_id), message.token)
+            await self.admit()
+            try:
+                authorise(await self.games.load(self.game_id), message.token)
+            except ApiError:
+                await self.charge_failure()
+                raise
             self.token = message.token
             return
         if self.token is None:
@@ -212,6 +230,7 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
     await ws.accept()
     session = Session(ws, game_id, b)
     try:
+        await session.admit()
         since = _since(ws.query_params.get("since"))
         async with live.subscribe(game_id) as sub:
             record = await games.load(game_id)
@@ -247,6 +266,8 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
             with contextlib.suppress(Exception):
                 await ws.close(1011)
             return
+        if err.code == "not_found":
+            await session.charge_failure()
         out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
         with contextlib.suppress(Exception):
             await session.send(_encode(out))
