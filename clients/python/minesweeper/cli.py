@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from service.wire import Diff, GameView, Reset, Snapshot
+from service.wire import Diff, GameView, Heartbeat, Reset, Snapshot
 
 from . import text
 from ._http import DEFAULT_URL
@@ -202,38 +202,42 @@ class Cli:
     async def watch(self) -> None:
         a = self.args
         game_id, since = a.game, a.since
-        view: GameView | None = None
         async with AsyncClient(self.url) as client:
-            while True:
-                async for message in client.watch(game_id, since=since):
-                    if self.json and not isinstance(message, Reset):
-                        self.dump(message)
-                    if isinstance(message, Snapshot):
-                        view = message.game
-                        if not self.json:
-                            self.out(f"game {game_id}  {text.describe(view)}")
-                            self.show_view(view)
-                    elif isinstance(message, Diff):
-                        view = await self._follow(client, game_id, view, message)
-                        if not self.json:
-                            self.out(text.diff_line(message))
-                            if a.board or message.status in ("won", "lost"):
-                                self.show_view(view)
-                    elif isinstance(message, Reset):
-                        if self.json:
-                            self.dump(message)
-                        else:
-                            self.out(f"reset: play goes on in game {message.next_id}")
-                        if a.follow:
-                            game_id, since, view = message.next_id, None, None
-                            break
-                        return
-                    if view is not None and view.status in ("won", "lost") and not a.follow:
-                        if not self.json:
-                            self.out(text.outcome(view) or "")
-                        return
-                else:
-                    return
+            while game_id is not None:
+                game_id = await self._watch(client, game_id, since)
+                since = None
+
+    async def _watch(self, client: AsyncClient, game_id: str, since: int | None) -> str | None:
+        """Print one game's messages until it ends; the next game's id with ``--follow``."""
+        a = self.args
+        view: GameView | None = None
+        async for message in client.watch(game_id, since=since):
+            if self.json and not isinstance(message, Heartbeat):
+                self.dump(message)
+            if isinstance(message, Reset):
+                if not self.json:
+                    self.out(f"reset: play goes on in game {message.next_id}")
+                return message.next_id if a.follow else None
+            if isinstance(message, Snapshot):
+                view, status = message.game, message.game.status
+                if not self.json:
+                    self.out(f"game {game_id}  {text.describe(view)}")
+                    self.show_view(view)
+            elif isinstance(message, Diff):
+                view, status = await self._follow(client, game_id, view, message), message.status
+                if not self.json:
+                    self.out(text.diff_line(message))
+                    if a.board:
+                        self.show_view(view)
+            else:
+                continue
+            if status in ("won", "lost") and not a.follow:
+                if not self.json:
+                    if isinstance(message, Diff) and not a.board:
+                        self.show_view(view)
+                    self.out(text.outcome(view) or "")
+                return None
+        return None
 
     async def _follow(
         self, client: AsyncClient, game_id: str, view: GameView | None, diff: Diff

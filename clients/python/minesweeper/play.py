@@ -275,9 +275,7 @@ class Player:
             row = v.board[y]
             xs = range(left, min(left + cols, v.width))
             out.append(" " + " ".join(self.cell(row[x], (x, y) == self.cursor) for x in xs))
-        out.append("")
-        out.append(text.outcome(v) or self.message)
-        out.append(HELP)
+        out += ["", text.outcome(v) or "", self.message, HELP]
         # Home, each line then clear to its end, then clear below: no flicker, no leftovers.
         Terminal.write("\x1b[H" + "\x1b[K\n".join(out) + "\x1b[K\x1b[J")
 

@@ -1,0 +1,174 @@
+"""``minesweeper play`` driven through a pseudo-terminal: keys in, screen out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+from minesweeper import Client
+from minesweeper.tokens import TokenStore
+
+from .conftest import FIRST, command, mines_of, safe_cells
+
+ARROWS = {"up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D"}
+GAME_ID = re.compile(r"game ([0-9a-f]{32})")
+
+
+class Terminal:
+    """A ``minesweeper play`` process in an 80x24 terminal, and where its cursor is."""
+
+    def __init__(self, url: str, env: dict[str, str], *args: str) -> None:
+        argv = [*command(), "play", *args, "--url", url]
+        self.child = pexpect.spawn(
+            argv[0], argv[1:], env={**env, "TERM": "xterm-256color"}, dimensions=(24, 80),
+            encoding="utf-8", timeout=20,
+        )
+        self.cursor = FIRST  # the middle of a beginner board
+
+    def expect(self, pattern: str) -> re.Match[str]:
+        self.child.expect(pattern)
+        match = self.child.match
+        assert isinstance(match, re.Match)
+        return match
+
+    def quit(self) -> str:
+        """Press q; what the process printed last, once it has ended."""
+        self.send("q")
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        assert self.child.exitstatus == 0
+        return str(self.child.before)
+
+    def send(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def go(self, x: int, y: int) -> None:
+        cx, cy = self.cursor
+        dx, dy = x - cx, y - cy
+        self.send(ARROWS["right" if dx > 0 else "left"] * abs(dx))
+        self.send(ARROWS["down" if dy > 0 else "up"] * abs(dy))
+        self.cursor = (x, y)
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+@pytest.fixture
+def terminals(live_server: str, cli_env: dict[str, str]) -> Iterator[list[Terminal]]:
+    opened: list[Terminal] = []
+    yield opened
+    for t in opened:
+        t.close()
+
+
+def open_terminal(terminals: list[Terminal], url: str, env: dict[str, str], *args: str) -> Terminal:
+    t = Terminal(url, env, *args)
+    terminals.append(t)
+    return t
+
+
+def test_move_reveal_flag_chord_quit(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "401")
+    game_id = t.expect(GAME_ID).group(1)
+    t.expect("mines left 10   time 0   reveal a cell to start")
+    assert TokenStore(Path(cli_env["MINESWEEPER_TOKENS"])).get(game_id)
+    t.send(" ")
+    t.expect("mines left 10   time \\d+   playing")
+    view = client.get(game_id)
+    assert view.version == 1 and view.board[4][4] != "#"
+    hidden = next((x, y) for y, row in enumerate(view.board) for x, c in enumerate(row)
+                  if c == "#")
+    t.go(*hidden)
+    t.send("f")
+    t.expect("mines left 9   ")
+    assert client.get(game_id).board[hidden[1]][hidden[0]] == "F"
+    assert hidden[0] < 8 and hidden[1] < 8
+    t.send("lhjk")  # vi keys move too: right, left, down, up, back where it was
+    t.send("c")  # a chord on a flag changes nothing, and says nothing
+    t.send("f")
+    t.expect("mines left 10   ")
+    # Back on the normal screen, one line tells how the game stands.
+    assert f"game {game_id}: playing  mines left 10" in t.quit()
+    assert client.get(game_id).version == 3
+
+
+def test_win_then_new_game(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    mines = mines_of(client, seed=402, preset="beginner")
+    t = open_terminal(terminals, live_server, cli_env, "--preset", "beginner", "--seed", "402")
+    game_id = t.expect(GAME_ID).group(1)
+    t.send("\r")  # enter reveals too
+    t.expect("playing")
+    game = client.new_game("beginner", seed=402)  # a twin, to see what the player sees
+    client.reveal(game, *FIRST)
+    for x, y in safe_cells(game, mines):
+        if game[x, y] == "#":
+            t.go(x, y)
+            t.send(" ")
+            client.reveal(game, x, y)
+    t.expect(r"You won in \d+\.\ds!")
+    t.expect("won")
+    assert client.get(game_id).board == game.view.board
+    t.send(" ")
+    t.expect("the game is over: n for a new game, q to quit")
+    t.send("n")
+    new_id = t.expect(GAME_ID).group(1)
+    assert new_id != game_id
+    t.expect("mines left 10   time 0   reveal a cell to start")
+    t.quit()
+    assert client.get(new_id).preset == "beginner"
+
+
+def test_lose(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    mines = mines_of(client, seed=403, preset="beginner")
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "403")
+    game_id = t.expect(GAME_ID).group(1)
+    t.send(" ")
+    t.expect("playing")
+    t.go(*sorted(mines)[0])
+    t.send(" ")
+    t.expect(r"Boom! You hit a mine after \d+\.\ds\.")
+    t.quit()
+    view = client.get(game_id)
+    assert view.status == "lost"
+
+
+def test_follows_moves_made_elsewhere(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    game = client.new_game("beginner", seed=404)
+    assert game.token is not None
+    TokenStore(Path(cli_env["MINESWEEPER_TOKENS"])).put(game.id, game.token, live_server)
+    t = open_terminal(terminals, live_server, cli_env, game.id)
+    t.expect(f"game {game.id}")
+    t.expect("mines left 10")
+    client.flag(game, 0, 0)  # no key pressed: the screen follows the socket
+    t.expect("mines left 9   time 0   reveal a cell to start")
+    client.reveal(game, *FIRST)
+    t.expect("mines left 9   time 0   playing")
+    t.expect("mines left 9   time 1   playing")  # the clock runs on its own
+    t.go(*safe_cells(game, {(0, 0)})[0])
+    t.send("f")  # the player's token was found: moves work
+    t.expect("mines left 8   ")
+    t.quit()
+
+
+def test_spectator_without_a_token(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    game = client.new_game("beginner")
+    t = open_terminal(terminals, live_server, cli_env, game.id)
+    t.expect("reveal a cell to start")
+    t.send(" ")
+    t.expect("watching only")
+    t.quit()
+    assert client.get(game.id).version == 0
