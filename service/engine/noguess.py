@@ -34,6 +34,7 @@ from .game import HIDDEN
 from .placement import place, start_area
 from .rng import SplitMix64, derive_seed
 from .solver import (
+    DEFAULT_BUDGET,
     MINE,
     SAFE,
     UNKNOWN,
@@ -48,8 +49,8 @@ from .solver import (
 MAX_CELLS = 40_000
 MAX_DENSITY = 0.25
 MIN_SIDE = 4
-# Search budget of the generator's solver (the same as a player's analysis).
-BUDGET = 4000
+# The generator's player must search exactly as far as a player's analysis does.
+BUDGET = DEFAULT_BUDGET
 # Attempts after which a perturbation may fill or empty the whole unreached area.
 _BIG_PERTURBS_AFTER = 4
 _MAX_ATTEMPTS = 500

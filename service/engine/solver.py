@@ -380,7 +380,7 @@ def _add(a: Poly, b: Poly) -> Poly:
     return out
 
 
-class Counter:
+class ArrangementCounter:
     """Counts mine arrangements of a set of facts, splitting into independent parts.
 
     Assigning a cell often cuts a frontier into pieces that can be counted apart
@@ -504,7 +504,7 @@ def count_component(facts: Cons, budget: int) -> Component:
     # on the facts themselves, not on the order in which they were found.
     facts = sorted(facts, key=lambda f: (sorted(f[0]), f[1]))
     cells = sorted({c for vs, _ in facts for c in vs})
-    counter = Counter(budget)
+    counter = ArrangementCounter(budget)
     try:
         total = counter.count(facts)
         if not total:
