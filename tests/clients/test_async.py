@@ -128,6 +128,21 @@ async def test_watch_resumes_from_since(client: Client, aclient: AsyncClient) ->
     assert isinstance(messages[0], Snapshot) and messages[0].game.version == 5
 
 
+async def test_a_missed_version_is_fetched_again(client: Client, aclient: AsyncClient) -> None:
+    game = client.new_game("beginner", seed=207)
+    client.reveal(game, *FIRST)
+    hidden = safe_cells(game, set())[0]
+    client.flag(game, *hidden)
+    async with aclient.connect(game.id) as live:
+        snapshot = await anext(live)
+        assert isinstance(snapshot, Snapshot) and live.version == 2
+        live.version = 0  # as if versions 1 and 2 had never arrived
+        client.flag(game, *hidden)
+        # Diff 3 shows the gap: the connection resumes from 0 and replays 1, 2, 3.
+        messages = await asyncio.wait_for(collect(live, until=3), 10)
+    assert [m.version for m in messages if isinstance(m, Diff)] == [1, 2, 3]
+
+
 async def test_watch_tells_of_a_reset(client: Client, aclient: AsyncClient) -> None:
     game = client.new_game("intermediate")
     async with aclient.connect(game.id) as live:

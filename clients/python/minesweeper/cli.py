@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from service.wire import Diff, GameView, Heartbeat, Reset, Snapshot
+from service.wire import CreatedGame, Diff, GameView, Heartbeat, Reset, Snapshot
 
 from . import text
 from ._http import DEFAULT_URL
@@ -164,7 +164,7 @@ class Cli:
         assert game.token is not None
         self.tokens.put(game.id, game.token, self.url)
         if self.json:
-            self.dump({"game": game.view, "token": game.token})
+            self.dump(CreatedGame(game.view, game.token))
             return
         self.out(f"game {game.id}  {text.describe(game.view)}  (token saved)")
         self.show_view(game.view)
