@@ -277,6 +277,6 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
 def _since(raw: str | None) -> int | None:
     if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise ApiError(422, "invalid_request", "since takes a version number")
     return int(raw)
