@@ -12,7 +12,7 @@ from . import backends
 from .problems import ApiError
 from .responses import MsgspecResponse
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: \d takes any script's
 
 
 def _flag(raw: str | None) -> bool:
@@ -26,7 +26,7 @@ def _flag(raw: str | None) -> bool:
 def _limit(raw: str | None) -> int:
     if raw is None:
         return 10
-    if not raw.isdigit() or not 1 <= int(raw) <= 100:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:
         raise ApiError(422, "invalid_request", "limit is a whole number from 1 to 100")
     return int(raw)
 
