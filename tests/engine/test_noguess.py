@@ -63,6 +63,22 @@ def test_the_solver_wins_every_no_guess_board(name: str, settings: Settings, see
     assert max(rounds) >= 1
 
 
+@pytest.mark.parametrize(("name", "seeds"), [("beginner", 20), ("intermediate", 8), ("expert", 3)])
+def test_a_player_revealing_one_safe_cell_at_a_time_also_wins(name: str, seeds: int) -> None:
+    """Boards are built for a player who reveals every safe cell of each analysis; one
+    who takes them one by one knows at least as much at each step, so wins too."""
+    settings = preset(name)
+    for seed in range(seeds):
+        x, y = first_click(settings, seed)
+        game = new_game(settings, seed=seed, now_ms=0, no_guess=True)
+        game, _ = reveal(game, x, y, 1)
+        while game.status == "playing":
+            safe = analyze(game.board(), game.mines).safe
+            assert safe, f"seed {seed}: stuck"
+            game, _ = reveal(game, *safe[-1], 2)
+        assert game.status == "won"
+
+
 def test_a_large_custom_board() -> None:
     layout = generate(100, 100, 2000, 3, 97, 7)
     assert int(layout.sum()) == 2000
