@@ -177,3 +177,17 @@ def test_module_entry_point(cli_env: dict[str, str]) -> None:
     done = subprocess.run(["python", "-m", "minesweeper", "--help"], env=cli_env,
                           capture_output=True, text=True, timeout=60, cwd=os.getcwd())
     assert done.returncode == 0 and "play" in done.stdout
+
+
+def test_new_prints_the_token_it_cannot_save(
+    live_server: str, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    env = {**cli_env, "MINESWEEPER_TOKENS": str(tmp_path / "a-file" / "tokens.json")}
+    done = subprocess.run([*command(), "new", "--url", live_server], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "could not save the token" in done.stderr
+    token = done.stdout.splitlines()[0].rsplit("(token ", 1)[1].rstrip(")")
+    game_id = done.stdout.split()[1]
+    with Client(live_server) as client:
+        assert client.flag(game_id, 0, 0, token=token).mines_left == 9

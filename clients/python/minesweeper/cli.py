@@ -162,11 +162,17 @@ class Cli:
 
     def created(self, game: Game) -> None:
         assert game.token is not None
-        self.tokens.put(game.id, game.token, self.url)
+        saved = "token saved"
+        try:
+            self.tokens.put(game.id, game.token, self.url)
+        except OSError as exc:
+            print(f"minesweeper: could not save the token in {self.tokens.path}: {exc}",
+                  file=sys.stderr)
+            saved = f"token {game.token}"
         if self.json:
             self.dump(CreatedGame(game.view, game.token))
             return
-        self.out(f"game {game.id}  {text.describe(game.view)}  (token saved)")
+        self.out(f"game {game.id}  {text.describe(game.view)}  ({saved})")
         self.show_view(game.view)
 
     # one method per command

@@ -60,7 +60,8 @@ class LiveGame:
     Iteration yields :class:`~service.wire.Snapshot` (first, unless resuming with
     ``since``), :class:`~service.wire.Diff` per committed move in version order,
     :class:`~service.wire.Heartbeat` when the game is quiet, and
-    :class:`~service.wire.Reset` when the game was reset. It raises the
+    :class:`~service.wire.Reset` when the game was reset (kinds of message newer than
+    this client are skipped). It raises the
     :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
     game, a wrong token) and ``ConnectionError`` when it could not resume after
     ``retries`` attempts.
@@ -92,6 +93,7 @@ class LiveGame:
         self._ids = itertools.count(1)
         self._ws: ClientConnection | None = None
         self._ready = asyncio.Event()
+        self._opening = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self._closing = False
@@ -112,9 +114,10 @@ class LiveGame:
 
     async def open(self) -> None:
         """Connect (raising ``OSError`` or a handshake error if the service is not there)."""
-        if self._task is None:
-            await self._connect()
-            self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
+        async with self._opening:
+            if self._task is None:
+                await self._connect()
+                self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
 
     async def aclose(self) -> None:
         self._closing = True
@@ -206,9 +209,7 @@ class LiveGame:
                 if self._closing:
                     return
                 await self._reconnect()
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
+        except Exception as exc:
             self._failure = exc
             self._fail_pending(exc)
             await self._queue.put(exc)
@@ -217,7 +218,11 @@ class LiveGame:
         """Deliver messages until the socket drops or a version was missed."""
         try:
             async for raw in ws:
-                if not await self._handle(_decoder.decode(raw)):
+                try:
+                    message = _decoder.decode(raw)
+                except msgspec.ValidationError:
+                    continue  # a kind of message newer than this client: not for it
+                if not await self._handle(message):
                     break
         except ConnectionClosed:
             pass

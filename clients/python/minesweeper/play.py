@@ -235,7 +235,8 @@ class Player:
             self.message = f"no new game: {exc}"
             return
         assert game.token is not None
-        self.tokens.put(game.id, game.token, self.client.base_url)
+        with contextlib.suppress(OSError):  # playing on matters more than remembering
+            self.tokens.put(game.id, game.token, self.client.base_url)
         self.game = game
         self.message = "new game"
         x, y = self.cursor
@@ -303,7 +304,8 @@ async def _play(
         else:
             game = await client.new_game(**options)
             assert game.token is not None
-            tokens.put(game.id, game.token, client.base_url)
+            with contextlib.suppress(OSError):
+                tokens.put(game.id, game.token, client.base_url)
         player = Player(client, game, tokens)
         with Terminal():
             await player.run()
