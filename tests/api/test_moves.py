@@ -135,7 +135,7 @@ def test_auth_failures_never_change_the_game(api: Api, client: httpx.Client) -> 
 
 
 async def test_concurrent_flags_on_distinct_cells_all_land(live_server: str) -> None:
-    width, height, movers = 30, 16, 48
+    width, height, movers = 30, 16, 32
     async with httpx.AsyncClient(base_url=live_server, timeout=60,
                                  limits=httpx.Limits(max_connections=movers)) as c:
         created = (await c.post("/games", json={"preset": "expert"})).json()

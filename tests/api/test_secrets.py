@@ -178,6 +178,8 @@ def test_no_secret_leaves_the_server_while_a_game_is_on(redis_url: str) -> None:
             message = rec.message("mover", mover.recv(timeout=30))
             results += message["type"] in ("result", "error")
         ws("replay", "?since=0")
+        # One more move, so every socket has a diff still to come whatever it has read.
+        move("flag", *safe_hidden[5])
         view = c.get(f"/games/{game_id}").json()
         assert view["status"] == "playing"
         final = view["version"]
