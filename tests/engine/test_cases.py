@@ -207,7 +207,9 @@ def test_case(case: Case) -> None:
             got = known[key]
         assert got == want, f"{key}: got {got}, want {want}"
     if case.after:
-        assert board_text(game).split() == case.after
+        got_rows = board_text(game).split()
+        shown = "\n".join(["board after the moves:", *got_rows, "expected:", *case.after])
+        assert got_rows == case.after, shown
 
 
 def test_every_case_file_has_cases() -> None:
