@@ -11,6 +11,7 @@ A stateful run then follows the document's links: create, read, play, reset, rep
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -22,7 +23,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 GAME_ID = re.compile(r"[0-9a-f]{32}")
-MAX_EXAMPLES = 30
+# Per operation; CONTRACT_MAX_EXAMPLES=500 searches harder (and takes minutes).
+MAX_EXAMPLES = int(os.environ.get("CONTRACT_MAX_EXAMPLES", "30"))
 # The WebSocket upgrade is not an HTTP exchange: test_live_messages.py covers it.
 NOT_HTTP = "/games/{game_id}/events"
 
