@@ -11,7 +11,7 @@ from http import HTTPStatus
 
 import msgspec
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from .. import engine, store
@@ -68,6 +68,14 @@ def api_error_of(exc: Exception) -> ApiError:
         return ApiError(422, "invalid_request", str(exc))
     if isinstance(exc, msgspec.DecodeError):
         return ApiError(400, "invalid_request", f"the body is not valid JSON: {exc}")
+    # The JSON decoder's own limits: text that is not UTF-8, nesting deeper than it follows.
+    if isinstance(exc, UnicodeDecodeError):
+        return ApiError(400, "invalid_request", "the body is not valid UTF-8")
+    if isinstance(exc, RecursionError):
+        return ApiError(400, "invalid_request", "the body is nested too deeply")
+    if isinstance(exc, ClientDisconnect):
+        # Nobody will read the answer; not a server failure either.
+        return ApiError(400, "invalid_request", "the client went away mid-request")
     if isinstance(exc, HTTPException):
         code = _STATUS_CODE.get(exc.status_code, "invalid_request")
         return ApiError(exc.status_code, code, str(exc.detail), dict(exc.headers or {}))
@@ -96,5 +104,8 @@ HANDLED: tuple[type[Exception], ...] = (
     store.StoreError,
     msgspec.ValidationError,
     msgspec.DecodeError,
+    UnicodeDecodeError,
+    RecursionError,
+    ClientDisconnect,
     HTTPException,
 )
