@@ -117,9 +117,15 @@ class Session:
         while True:
             get = asyncio.create_task(sub.queue.get())
             overflow = asyncio.create_task(sub.overflowed.wait())
-            done, _ = await asyncio.wait(
-                {get, overflow}, timeout=HEARTBEAT_SECONDS, return_when=asyncio.FIRST_COMPLETED
-            )
+            try:
+                done, _ = await asyncio.wait(
+                    {get, overflow}, timeout=HEARTBEAT_SECONDS,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            except BaseException:  # cancelled with the session: leave no task behind
+                get.cancel()
+                overflow.cancel()
+                raise
             if get not in done:
                 get.cancel()
             overflow.cancel()
