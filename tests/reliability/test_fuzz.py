@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from tests.reliability.logs import server_errors
 from tests.support.load import Http, Reply, ws_url
 from tests.support.servers import RedisServer, ServiceProcess
 
@@ -60,8 +61,8 @@ def fuzzed(redis_server: RedisServer) -> Iterator[ServiceProcess]:
         yield svc
     finally:
         svc.stop()
-        log = svc.output()
-        assert "Traceback" not in log and "unhandled error" not in log, log[-3000:]
+        errors = server_errors(svc.output())
+        assert not errors, errors[:3]
 
 
 @pytest.fixture(scope="module")
