@@ -1,0 +1,159 @@
+"""Nothing is left behind: sockets that come and go (closed, reset, refused) release
+their subscriptions, connections and memory, and failing requests leave no keys in
+Redis. Each workload runs in rounds; after the first round (pools warmed up) later
+rounds must not grow anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Iterator
+
+import psutil
+import pytest
+import redis
+from websockets.asyncio.client import connect
+
+from tests.support.load import Http, ws_url
+from tests.support.rawws import RawSocket
+from tests.support.servers import RedisServer, ServiceProcess, wait_for
+
+# More rounds (LEAK_ROUNDS=12) show where memory levels off.
+ROUNDS = int(os.environ.get("LEAK_ROUNDS", "3"))
+
+
+@pytest.fixture(scope="module")
+def service(redis_server: RedisServer) -> Iterator[ServiceProcess]:
+    svc = ServiceProcess({"REDIS_URL": redis_server.url}).start()
+    try:
+        yield svc
+    finally:
+        svc.stop()
+
+
+def process(svc: ServiceProcess) -> psutil.Process:
+    assert svc.proc is not None
+    return psutil.Process(svc.proc.pid)
+
+
+def usage(svc: ServiceProcess, redis_port: int) -> dict[str, int]:
+    p = process(svc)
+    connections = p.net_connections(kind="tcp")
+    return {
+        "fds": p.num_fds(),
+        "rss_mb": p.memory_info().rss // 2**20,
+        "client_sockets": sum(1 for c in connections
+                              if c.laddr and c.laddr.port == svc.port and c.raddr),
+        "redis_sockets": sum(1 for c in connections if c.raddr and c.raddr.port == redis_port),
+    }
+
+
+def subscribers(svc: ServiceProcess) -> float:
+    import urllib.request
+
+    with urllib.request.urlopen(svc.url + "/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("ms_live_subscribers "):
+                return float(line.split()[1])
+    return 0.0
+
+
+async def churn(svc: ServiceProcess, games: list[str], n: int) -> None:
+    """``n`` sockets that end every way a socket can end."""
+
+    async def one(i: int) -> None:
+        game = games[i % len(games)]
+        kind = i % 5
+        if kind == 0:  # read the snapshot, close properly
+            async with connect(ws_url(svc.url, game)) as ws:
+                await ws.recv()
+        elif kind == 1:  # ask for history, leave before reading it
+            async with connect(ws_url(svc.url, game, 0)):
+                pass
+        elif kind == 2:  # vanish with a TCP reset, no close frame
+            raw = await asyncio.to_thread(RawSocket, "127.0.0.1", svc.port,
+                                          f"/games/{game}/events")
+            await asyncio.to_thread(raw.recv)
+            raw.vanish()
+        elif kind == 3:  # an unknown game: refused
+            async with connect(ws_url(svc.url, secrets.token_hex(16))) as ws:
+                await ws.recv()
+        else:  # a bad message, then gone
+            async with connect(ws_url(svc.url, game)) as ws:
+                await ws.recv()
+                await ws.send("{")
+                await ws.recv()
+
+    for start in range(0, n, 25):
+        await asyncio.gather(*(one(i) for i in range(start, min(n, start + 25))))
+
+
+async def test_sockets_leave_nothing_behind(
+    service: ServiceProcess, redis_server: RedisServer, figures: list[str]
+) -> None:
+    http = Http(service.url)
+    games = []
+    for _ in range(10):
+        games.append((await http.post_json("/games", {"preset": "beginner"})).json()["game"]["id"])
+    r = redis.Redis.from_url(redis_server.url)
+    seen = []
+    for _ in range(ROUNDS):
+        await churn(service, games, 150)
+        wait_for(lambda: subscribers(service) == 0, timeout=15, what="subscribers to go")
+        wait_for(lambda: not r.pubsub_channels("ms:*"), timeout=15, what="channels to go")
+        wait_for(lambda: usage(service, redis_server.port)["client_sockets"] <= 1, timeout=15,
+                 what="client sockets to close")
+        seen.append(usage(service, redis_server.port))
+    figures.append(f"socket churn, {ROUNDS} rounds of 150: " + " -> ".join(
+        f"{u['fds']} fds/{u['rss_mb']} MB" for u in seen))
+    first, last = seen[0], seen[-1]
+    assert last["fds"] <= first["fds"] + 3, seen
+    assert last["redis_sockets"] <= first["redis_sockets"] + 2, seen
+    assert last["rss_mb"] <= first["rss_mb"] + 16, seen
+    await http.close()
+
+
+async def test_failing_requests_leave_nothing_behind(
+    service: ServiceProcess, redis_server: RedisServer, figures: list[str]
+) -> None:
+    http = Http(service.url)
+    created = (await http.post_json("/games", {"preset": "beginner"})).json()
+    gid, token = created["game"]["id"], created["token"]
+    r = redis.Redis.from_url(redis_server.url)
+    keys_before = set(r.scan_iter("ms:*"))
+    seen = []
+    for _ in range(ROUNDS):
+        for i in range(300):
+            kind = i % 6
+            if kind == 0:
+                reply = await http.request("GET", f"/games/{secrets.token_hex(16)}")
+            elif kind == 1:
+                reply = await http.post_json(f"/games/{gid}/reveal", {"x": 99, "y": 0},
+                                             {"Authorization": f"Bearer {token}",
+                                              "Idempotency-Key": f"bad-{i}"})
+            elif kind == 2:
+                reply = await http.post_json(f"/games/{gid}/flag", {"x": 1, "y": 1},
+                                             {"Authorization": "Bearer wrong",
+                                              "Idempotency-Key": f"wrong-{i}"})
+            elif kind == 3:
+                reply = await http.request("POST", "/games", b"{" * 100)
+            elif kind == 4:
+                reply = await http.post_json("/games", {"width": 5000, "height": 5000,
+                                                        "mines": 1})
+            else:
+                reply = await http.request("POST", f"/games/{gid}/chord", b"[]",
+                                           {"Authorization": f"Bearer {token}"})
+            assert 400 <= reply.status < 500, reply.body
+        seen.append(usage(service, redis_server.port))
+    # No failed request wrote anything: no idempotency record, no game, no stream.
+    assert set(r.scan_iter("ms:*")) == keys_before
+    view = (await http.request("GET", f"/games/{gid}")).json()
+    assert view["version"] == 0 and view["stats"]["clicks"]["total"] == 0
+    assert view["status"] == "ready" and not r.exists(f"ms:{{{gid}}}:events")
+    figures.append(f"failing requests, {ROUNDS} rounds of 300: " + " -> ".join(
+        f"{u['fds']} fds/{u['rss_mb']} MB" for u in seen))
+    assert seen[-1]["fds"] <= seen[0]["fds"] + 3, seen
+    assert seen[-1]["rss_mb"] <= seen[0]["rss_mb"] + 16, seen
+    await http.close()
