@@ -144,11 +144,11 @@ def merge(made: Any, written: Any) -> Any:
         if key in _SCHEMA:
             out[key] = merge(value, before)
         elif key in _SCHEMA_LIST and isinstance(value, list):
-            olds = before if isinstance(before, list) and len(before) == len(value) else []
-            out[key] = [merge(v, olds[i] if olds else None) for i, v in enumerate(value)]
+            listed = before if isinstance(before, list) and len(before) == len(value) else []
+            out[key] = [merge(v, listed[i] if listed else None) for i, v in enumerate(value)]
         elif key in _SCHEMA_MAP and isinstance(value, dict):
-            olds = before if isinstance(before, dict) else {}
-            out[key] = {name: merge(v, olds.get(name)) for name, v in value.items()}
+            named = before if isinstance(before, dict) else {}
+            out[key] = {name: merge(v, named.get(name)) for name, v in value.items()}
         else:
             out[key] = copy.deepcopy(value)
     for key in sorted(ANNOTATIONS - {"title", "description"}):

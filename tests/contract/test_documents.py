@@ -12,7 +12,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from openapi_spec_validator import OpenAPIV31SpecValidator
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from tests.contract import documents as docs
@@ -33,8 +33,7 @@ def asyncapi() -> dict[str, Any]:
 
 def validator(doc: dict[str, Any], schema: Any) -> Draft202012Validator:
     """Validates against ``schema``, whose ``#/...`` references point into ``doc``."""
-    resource: Resource[Any] = Resource(contents=doc, specification=DRAFT202012)
-    registry: Registry[Any] = Registry().with_resource(DOC_URI, resource)
+    registry: Registry[Any] = Registry().with_resource(DOC_URI, DRAFT202012.create_resource(doc))
     if isinstance(schema, dict) and set(schema) == {"$ref"}:
         schema = {"$ref": DOC_URI + schema["$ref"]}
     else:
@@ -194,7 +193,9 @@ def test_schemas_are_json_schema_2020_12(path: Any) -> None:
 @pytest.mark.parametrize("path", [docs.OPENAPI, docs.ASYNCAPI], ids=["openapi", "asyncapi"])
 def test_documents_are_as_the_tool_writes_them(path: Any) -> None:
     """Edits by hand keep the layout that ``python -m tests.contract.documents`` writes."""
-    assert path.read_text() == docs.dump(docs.load(path))
+    assert path.read_text() == docs.dump(docs.load(path)), (
+        f"{path.name} is laid out by hand: run python -m tests.contract.documents"
+    )
 
 
 # ---- served --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
@@ -32,9 +32,7 @@ def asyncapi() -> dict[str, Any]:
 
 def _payload_schemas(doc: dict[str, Any], action: str) -> dict[str, Draft202012Validator]:
     """Message name -> validator of its payload, for the operation doing ``action``."""
-    registry: Registry[Any] = Registry().with_resource(
-        DOC_URI, Resource(contents=doc, specification=DRAFT202012)
-    )
+    registry: Registry[Any] = Registry().with_resource(DOC_URI, DRAFT202012.create_resource(doc))
     out = {}
     for op in doc["operations"].values():
         if op["action"] != action:

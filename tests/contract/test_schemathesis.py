@@ -88,7 +88,7 @@ def game_auth(games: Games) -> type:
     class GameAuth:
         """A real game (and its token) in place of a generated, well-formed game id."""
 
-        def get(self, case: schemathesis.Case, context: Any) -> tuple[str, str] | None:
+        def get(self, case: schemathesis.Case[Any], context: Any) -> tuple[str, str] | None:
             game_id = (case.path_parameters or {}).get("game_id")
             if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
                 return None  # no game, or a malformed id on purpose: sent as generated
@@ -96,11 +96,11 @@ def game_auth(games: Games) -> type:
                 return game_id, games.tokens[game_id]
             return games.finished() if case.operation.path.endswith("/replay") else games.new()
 
-        def set(self, case: schemathesis.Case, data: tuple[str, str], context: Any) -> None:
+        def set(self, case: schemathesis.Case[Any], data: tuple[str, str], context: Any) -> None:
             game_id, token = data
             case.path_parameters["game_id"] = game_id
             if case.operation.definition.raw.get("security"):
-                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+                case.headers["Authorization"] = f"Bearer {token}"
 
     return GameAuth
 
@@ -138,7 +138,7 @@ schema = schemathesis.pytest.from_fixture("api_schema").exclude(path=NOT_HTTP)
 
 @schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, **_SETTINGS)
-def test_api(case: schemathesis.Case) -> None:
+def test_api(case: schemathesis.Case[Any]) -> None:
     response = case.call_and_validate()
     SEEN[case.operation.label][response.status_code] += 1
 
@@ -172,7 +172,7 @@ def test_stateful(api_schema: Any, games: Games) -> None:
     steps: Counter[str] = Counter()
 
     class Workflow(api_schema.exclude(path=NOT_HTTP).as_state_machine()):  # type: ignore[misc]
-        def after_call(self, response: Any, case: schemathesis.Case) -> None:
+        def after_call(self, response: Any, case: schemathesis.Case[Any]) -> None:
             if response.status_code in (200, 201):
                 steps[case.operation.label] += 1
                 games.remember(response.json())
