@@ -272,6 +272,7 @@ ServerMessage = Snapshot | Diff | Heartbeat | Reset | Result | Error
 
 class Auth(Struct, tag="auth", tag_field="type", forbid_unknown_fields=True):
     token: Annotated[str, Meta(max_length=128)]
+    id: RequestId | None = None
 
 
 class RevealMessage(Struct, tag="reveal", tag_field="type", forbid_unknown_fields=True):

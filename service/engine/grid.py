@@ -7,10 +7,10 @@ in Python takes seconds, so regions are found by connected-component labelling.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import ndimage
 
 from .game import HIDDEN, ZERO
 
@@ -19,6 +19,15 @@ Bytes = npt.NDArray[np.uint8]
 
 # 8-connectivity: a zero opens its diagonal neighbours too.
 _RING = np.ones((3, 3), dtype=bool)
+
+
+def _label(mask: Bools) -> tuple[npt.NDArray[np.signedinteger[Any]], int]:
+    """Connected regions of ``mask``, 8-connected. SciPy is imported on first use: it is
+    most of the import time, and clients that only use the wire types never need it."""
+    from scipy import ndimage
+
+    labels, count = ndimage.label(mask, structure=_RING)
+    return labels, int(count)
 
 
 def unpack(layout: bytes, width: int, height: int) -> Bools:
@@ -79,7 +88,7 @@ def open_from(cells: Bytes, mines: Bools, seeds: Iterable[int]) -> Bytes:
     opened = seed_mask.copy()
     zero_seeds = seed_mask & zero
     if zero_seeds.any():
-        labels, count = ndimage.label(zero, structure=_RING)
+        labels, count = _label(zero)
         # A lookup table over the labels is one pass; np.isin sorts the whole board.
         reached = np.zeros(count + 1, dtype=bool)
         reached[labels[zero_seeds]] = True
@@ -92,7 +101,7 @@ def open_from(cells: Bytes, mines: Bools, seeds: Iterable[int]) -> Bytes:
 def bbbv(mines: Bools) -> int:
     """3BV: the fewest clicks that clear the board (openings + lone numbers)."""
     zero = (counts(mines) == 0) & ~mines
-    _, openings = ndimage.label(zero, structure=_RING)
+    _, openings = _label(zero)
     covered = dilate(zero)
     return int(openings) + int(np.count_nonzero(~mines & ~covered))
 
@@ -103,7 +112,7 @@ def bbbv_done(cells: Bytes, mines: Bools) -> int:
     view = cells.reshape(h, w)
     revealed = (view >= ZERO) & (view <= ZERO + 8)
     zero = (counts(mines) == 0) & ~mines
-    labels, _ = ndimage.label(zero, structure=_RING)
+    labels, _ = _label(zero)
     done_openings = np.unique(labels[zero & revealed]).size
     lone = ~mines & ~dilate(zero)
     return int(done_openings) + int(np.count_nonzero(lone & revealed))
