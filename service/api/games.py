@@ -10,10 +10,12 @@ import random
 import re
 import secrets
 import weakref
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
 import redis.exceptions
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -333,7 +335,9 @@ async def _play(
                 f"the game is at version {record.game.version}, not {if_match}",
             )
         now = views.now_ms()
-        game, cells = engine.apply(record.game, move, now)
+        game, cells = await off_loop(
+            engine.apply, record.game, move, now, heavy=heavy(record.game)
+        )
         played = views.played(move.action, move.x, move.y, now)
         body = wire.json_encoder.encode(views.diff(game, played, cells, now))
         saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
@@ -351,6 +355,23 @@ async def _play(
         503, "store_unavailable", "the game is too busy right now; try again",
         {"Retry-After": "1"},
     )
+
+
+# Boards past this many cells make whole-board work long enough to stall other requests.
+HEAVY_CELLS = 65_536
+
+
+def heavy(game: engine.Game) -> bool:
+    """Whether a move may take long: a big board, or a no-guess board still to be built."""
+    return game.width * game.height > HEAVY_CELLS or (game.no_guess and not game.placed)
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, heavy: bool) -> T:
+    """Run ``fn`` in a worker thread when it may be slow, so other games keep moving;
+    a quick move stays on the loop, where a thread hop would cost more than the move."""
+    if heavy:
+        return await run_in_threadpool(fn, *args)
+    return fn(*args)
 
 
 async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:

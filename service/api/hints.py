@@ -12,7 +12,7 @@ from starlette.responses import Response
 from .. import engine, wire
 from ..engine import solver
 from . import backends
-from .games import MAX_ATTEMPTS, load_authorised
+from .games import MAX_ATTEMPTS, heavy, load_authorised, off_loop
 from .problems import ApiError
 from .responses import MsgspecResponse
 
@@ -42,7 +42,7 @@ async def hint(request: Request) -> Response:
     game_id, _, record = await load_authorised(request)
     games = backends.of(request).games
     for _attempt in range(MAX_ATTEMPTS):
-        answer = advise(record.game)
+        answer: wire.Hint = await off_loop(advise, record.game, heavy=heavy(record.game))
         clicks = record.game.clicks
         counted = msgspec.structs.replace(
             record.game, clicks=msgspec.structs.replace(clicks, hints=clicks.hints + 1)
