@@ -401,13 +401,24 @@ async def test_no_hidden_information_leaves_before_the_end(
     game = await c.create(preset="beginner", seed=rng.randrange(2**40, 2**63), first_click="none")
     await reveal_until_over(c, game["board"], rng)
 
-    # 4. Today's daily board (its seed comes from a server secret), and
-    # 5. a no-guess board with a seed of the server's choosing.
-    for name, options in (("daily", {"daily": "beginner"}),
-                          ("no guess", {"preset": "beginner", "no_guess": True})):
-        c = await start(name)
-        game = await c.create(**options)
-        await reveal_until_over(c, game["board"], rng)
+    # 4. Today's daily board, whose seed comes from a server secret: every player gets
+    # the same mines, so a twin lost on purpose shows them, and this one is won.
+    twin = Client(chatty.url, Recording())
+    board = (await twin.create(daily="beginner"))["board"]
+    await reveal_until_over(twin, board, rng)
+    final = (await twin.view())["board"]
+    mines = {(x, y) for y, row in enumerate(final) for x, ch in enumerate(row) if ch in "*X"}
+    await twin.http.close()
+    c = await start("daily")
+    board = (await c.create(daily="beginner"))["board"]
+    while safe := [p for p in hidden(board) if p not in mines]:
+        board = apply(board, (await c.move("reveal", *safe[0])).json()["cells"])
+    assert (await c.view())["status"] == "won"
+
+    # 5. A no-guess board with a seed of the server's choosing.
+    c = await start("no guess")
+    game = await c.create(preset="beginner", no_guess=True)
+    await reveal_until_over(c, game["board"], rng)
 
     await asyncio.wait_for(asyncio.gather(*listeners), 30)
     lines = []
