@@ -4,6 +4,7 @@
     >>> with Client("http://127.0.0.1:8000") as client:
     ...     game = client.new_game("beginner", seed=7)
     ...     diff = client.reveal(game, 4, 4)
+    ...     hint = client.hint(game)       # the next cell, and why
 
 :class:`Client` is synchronous, :class:`AsyncClient` asynchronous and can also
 follow a game live (:meth:`AsyncClient.watch`, :meth:`AsyncClient.connect`).
@@ -14,11 +15,18 @@ Answers are the service's own wire Structs from :mod:`service.wire`; errors are
 from service.wire import (
     CreatedGame,
     Diff,
+    Fatal,
     GameView,
     Heartbeat,
+    Hint,
+    Leaderboard,
+    LeaderboardEntry,
     Problem,
+    Replay,
+    ReplayMove,
     Reset,
     Snapshot,
+    Stats,
 )
 
 from .aio import AsyncClient
@@ -26,6 +34,7 @@ from .client import Client
 from .errors import (
     ApiError,
     Forbidden,
+    GameInProgress,
     GameOver,
     InvalidRequest,
     NotFound,
@@ -45,20 +54,28 @@ __all__ = [
     "Client",
     "CreatedGame",
     "Diff",
+    "Fatal",
     "Forbidden",
     "Game",
+    "GameInProgress",
     "GameOver",
     "GameView",
     "Heartbeat",
+    "Hint",
     "InvalidRequest",
+    "Leaderboard",
+    "LeaderboardEntry",
     "LiveGame",
     "LiveMessage",
     "NotFound",
     "Paused",
     "Problem",
     "RateLimited",
+    "Replay",
+    "ReplayMove",
     "Reset",
     "Snapshot",
+    "Stats",
     "StoreUnavailable",
     "TooLarge",
     "Unauthorized",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date as Date
 from http import HTTPStatus
 from typing import TypeVar
 
@@ -40,6 +41,16 @@ def new_game_body(**options: object) -> bytes:
     defaults, so a client stays compatible with services that know fewer options."""
     defaults = msgspec.structs.asdict(NewGame())
     return _encoder.encode({k: v for k, v in options.items() if v != defaults.get(k)})
+
+
+def leaderboard_params(no_guess: bool, date: Date | str | None, limit: int) -> dict[str, str]:
+    """The query of ``GET /leaderboards/{preset}``; a date picks that day's daily board."""
+    params = {"limit": str(limit)}
+    if no_guess:
+        params["no_guess"] = "true"
+    if date is not None:
+        params["date"] = date.isoformat() if isinstance(date, Date) else date
+    return params
 
 
 def move_body(action: Action, x: int, y: int, mark: Mark | None) -> bytes:

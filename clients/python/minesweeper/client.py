@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date as Date
 from types import TracebackType
+from typing import Literal
 
 import httpx
 
 from service.engine import Action, FirstClick, Mark, PresetName
-from service.wire import CreatedGame, Diff, GameView
+from service.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay
 
 from . import _http
 from .game import Game
@@ -69,13 +71,17 @@ class Client:
         no_guess: bool = False,
         question_marks: bool = False,
         player: str | None = None,
+        daily: PresetName | None = None,
     ) -> Game:
         """Start a game from a preset or a custom ``width``/``height``/``mines``
-        (neither: beginner). ``seed`` makes the board reproducible."""
+        (neither: beginner). ``seed`` makes the board reproducible, ``no_guess`` makes
+        one that logic alone solves, ``player`` is the name on the leaderboards.
+        ``daily="expert"`` starts today's shared board for that preset instead: the same
+        mines for every player, a start already opened, a leaderboard of its own."""
         body = _http.new_game_body(
             preset=preset, width=width, height=height, mines=mines, seed=seed,
             first_click=first_click, no_guess=no_guess, question_marks=question_marks,
-            player=player,
+            player=player, daily=daily,
         )
         response = self._http.post(
             "/games", content=body, headers={"Content-Type": "application/json"}
@@ -106,6 +112,58 @@ class Client:
         )
         created = _http.decode(response, CreatedGame)
         return Game(created.game, created.token)
+
+    def replay(self, game: Game | str) -> Replay:
+        """A finished game in full: its settings, the mines, every move with its server
+        time, and for a loss whether the fatal click was a forced guess. Before the end
+        it raises :class:`~minesweeper.GameInProgress`."""
+        return _http.decode(self._http.get(f"/games/{_http.game_id(game)}/replay"), Replay)
+
+    def leaderboard(
+        self,
+        preset: PresetName,
+        no_guess: bool = False,
+        date: Date | str | None = None,
+        limit: int = 10,
+    ) -> Leaderboard:
+        """The best times of won, unassisted games of ``preset`` (``no_guess`` boards
+        apart), or of that day's daily board with ``date``; the fastest ``limit`` (1-100)."""
+        response = self._http.get(
+            f"/leaderboards/{preset}", params=_http.leaderboard_params(no_guess, date, limit)
+        )
+        return _http.decode(response, Leaderboard)
+
+    # ---- help and pauses ------------------------------------------------------------------
+
+    def hint(self, game: Game | str, *, token: str | None = None) -> Hint:
+        """A cell to play next: certainly safe, certainly a mine, or the safest guess, with
+        the reason. The service counts it: a hinted game is assisted and is not ranked."""
+        response = self._http.post(
+            f"/games/{_http.game_id(game)}/hint",
+            headers=_http.auth(_http.token_of(game, token)),
+        )
+        return _http.decode(response, Hint)
+
+    def pause(self, game: Game | str, *, token: str | None = None) -> Diff:
+        """Stop the clock and hide the board from every view and watcher; moves raise
+        :class:`~minesweeper.Paused` until :meth:`resume`. Pausing a paused game is a no-op."""
+        return self._pause(game, "pause", token)
+
+    def resume(self, game: Game | str, *, token: str | None = None) -> Diff:
+        """Start the clock again and show the board; the diff brings the cells back."""
+        return self._pause(game, "resume", token)
+
+    def _pause(
+        self, game: Game | str, action: Literal["pause", "resume"], token: str | None
+    ) -> Diff:
+        response = self._http.post(
+            f"/games/{_http.game_id(game)}/{action}",
+            headers=_http.auth(_http.token_of(game, token)),
+        )
+        diff = _http.decode(response, Diff)
+        if isinstance(game, Game) and not game.apply(diff):
+            self.get(game)
+        return diff
 
     # ---- moves ----------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from service.wire import Problem
 __all__ = [
     "ApiError",
     "Forbidden",
+    "GameInProgress",
     "GameOver",
     "InvalidRequest",
     "NotFound",
@@ -92,9 +93,15 @@ class GameOver(ApiError):
 
 
 class Paused(ApiError):
-    """409: the game is paused; moves wait until it is resumed."""
+    """409: the game is paused; moves and hints wait until it is resumed."""
 
     code = "paused"
+
+
+class GameInProgress(ApiError):
+    """409: the game has not ended yet, so there is no replay of it."""
+
+    code = "game_in_progress"
 
 
 class VersionConflict(ApiError):

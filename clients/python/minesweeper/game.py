@@ -54,6 +54,11 @@ class Game:
     def finished(self) -> bool:
         return self.view.status in ("won", "lost")
 
+    @property
+    def paused(self) -> bool:
+        """Paused: the clock stopped, the board hidden, moves refused until resumed."""
+        return self.view.paused
+
     def apply(self, diff: Diff) -> bool:
         """Bring :attr:`view` up to ``diff``; ``False`` when a version was missed.
 

@@ -4,6 +4,9 @@ The connection resumes by itself. When the socket drops, or a message shows that
 version was missed (a diff that skips one, a heartbeat ahead of the last diff), it
 reconnects with ``?since=<last version>`` and the service replays what was missed,
 so the messages it yields go up one version at a time with no gaps and no repeats.
+
+Pausing and resuming a game are diffs too (``move.action`` ``"pause"`` or
+``"resume"``, with no cell): the first hides the board, the second shows it again.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ class LiveGame:
         self._queue: asyncio.Queue[LiveMessage | BaseException | None] = asyncio.Queue(1024)
         self._pending: dict[int, asyncio.Future[Diff]] = {}
         self._ids = itertools.count(1)
+        self._auth_id: int | None = None
         self._ws: ClientConnection | None = None
         self._ready = asyncio.Event()
         self._opening = asyncio.Lock()
@@ -197,7 +201,9 @@ class LiveGame:
             user_agent_header=_http.USER_AGENT,
         )
         if self._token:
-            await ws.send(_encoder.encode(Auth(self._token)).decode())
+            # Nothing answers a good token; a refused one comes back as an error with this id.
+            self._auth_id = next(self._ids)
+            await ws.send(_encoder.encode(Auth(self._token, id=self._auth_id)).decode())
         self._ws = ws
         self._ready.set()
 
@@ -251,9 +257,10 @@ class LiveGame:
                 return True
             case Error(id=request_id, problem=problem):
                 error = error_for(problem)
-                if request_id is not None:
+                if request_id is not None and request_id != self._auth_id:
                     self._answer(request_id, error)
                     return True
+                # The connection's own error, or its token refused: every move fails with it.
                 if isinstance(error, StoreUnavailable):
                     return False
                 raise error
