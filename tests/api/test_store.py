@@ -28,7 +28,7 @@ def wait_until(check: object, timeout: float = 60.0, what: str = "condition") ->
 def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
     server = RedisServer().start()
     try:
-        with running_service(server.url) as svc, httpx.Client(base_url=svc.url, timeout=30) as c:
+        with running_service(server.url) as svc, httpx.Client(base_url=svc.url, timeout=15) as c:
             api = Api(c)
             game = api.create(preset="beginner")
             api.flag(game, 0, 0)

@@ -187,7 +187,7 @@ def main() -> None:
           f"permessage-deflate {'off' if args.no_deflate else 'on'}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     print(f"connected in {connect_s:.1f} s")
-    print(f"delivered {delivered} messages ({delivered / max(1, moves + 1):.0f} per move), "
+    print(f"delivered {delivered} messages ({delivered / max(1, moves):.0f} per move), "
           f"{delivered / (last / 1000 - started):.0f} messages/s")
     print(f"latency commit->receipt: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  "
           f"max {latencies[-1]:.1f} ms  (target p99 <= 100 ms)")
