@@ -151,7 +151,7 @@ class Conn:
 async def drive(port: int, seconds: float, warmup: float, concurrency: int,
                 moves_per_game: int) -> dict[str, Any]:
     latencies: list[float] = []
-    counts = {"moves": 0, "creates": 0, "errors": 0}
+    counts = {"moves": 0, "creates": 0, "errors": 0, "total_requests": 0}
     start = time.perf_counter()
     measure_from = start + warmup
     stop = measure_from + seconds
@@ -162,6 +162,7 @@ async def drive(port: int, seconds: float, warmup: float, concurrency: int,
         try:
             while time.perf_counter() < stop:
                 status, created = await conn.request("/games", EXPERT)
+                counts["total_requests"] += 1
                 if status != 201:
                     counts["errors"] += 1
                     continue
@@ -179,6 +180,7 @@ async def drive(port: int, seconds: float, warmup: float, concurrency: int,
                     t0 = time.perf_counter()
                     status, answer = await conn.request(path, body, token)
                     t1 = time.perf_counter()
+                    counts["total_requests"] += 1
                     if status != 200:
                         counts["errors"] += 1
                         break
@@ -216,13 +218,24 @@ def _drive_in_process(port: int, args: argparse.Namespace, out: Any) -> None:
                               args.moves_per_game)))
 
 
-def run_load(port: int, args: argparse.Namespace) -> dict[str, Any]:
-    """The load generator runs in its own process, like a real client would."""
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_load(port: int, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+    """The load generator runs in its own process, like a real client would. Besides
+    moves/s, the server's CPU time per request: a figure a busy machine disturbs less."""
     out: Any = mp.Queue()
     proc = mp.Process(target=_drive_in_process, args=(port, args, out))
+    cpu0 = cpu_seconds(pid)
     proc.start()
     result: dict[str, Any] = out.get(timeout=args.seconds + args.warmup + 120)
     proc.join()
+    requests = result["total_requests"]
+    result["cpu_us"] = (cpu_seconds(pid) - cpu0) / max(1, requests) * 1e6
     return result
 
 
@@ -273,9 +286,10 @@ def main() -> None:
         wait_for(lambda: urllib.request.urlopen(
             f"http://127.0.0.1:{port}/healthz", timeout=1).status == 200, what="baseline")
         for n in range(args.rounds):
-            order = [("service", svc.port), ("baseline", port)]
-            for name, p in order if n % 2 == 0 else order[::-1]:
-                runs[name].append(run_load(p, args))
+            assert svc.proc is not None
+            order = [("service", svc.port, svc.proc.pid), ("baseline", port, base.pid)]
+            for name, p, pid in order if n % 2 == 0 else order[::-1]:
+                runs[name].append(run_load(p, pid, args))
     finally:
         if svc is not None:
             svc.stop()
@@ -289,17 +303,21 @@ def main() -> None:
           f"each, snapshot {size} bytes, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}")
     print(f"{'':10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'moves':>7} {'games':>6} "
-          f"{'errors':>6}   (median round by moves/s)")
+          f"{'errors':>6} {'server CPU us/request':>22}")
     best: dict[str, dict[str, Any]] = {}
     for name, rounds in runs.items():
         for r in rounds:
             print(f"  {name:8} {r['moves_per_s']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
-                  f"{r['moves']:7d} {r['creates']:6d} {r['errors']:6d}")
+                  f"{r['moves']:7d} {r['creates']:6d} {r['errors']:6d} {r['cpu_us']:22.0f}")
         best[name] = sorted(rounds, key=lambda r: r["moves_per_s"])[len(rounds) // 2]
+    print("median round of each, by moves/s:")
     for name, r in best.items():
-        print(f"{name:10} {r['moves_per_s']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f}")
+        print(f"{name:10} {r['moves_per_s']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
+              f"{'':22} {r['cpu_us']:22.0f}")
     ratio = best["service"]["moves_per_s"] / best["baseline"]["moves_per_s"]
     print(f"ratio service/baseline: {ratio:.2f} (target >= 0.80)")
+    cpu = [sum(r["cpu_us"] for r in runs[n]) / len(runs[n]) for n in ("baseline", "service")]
+    print(f"server CPU per request, baseline/service: {cpu[0] / cpu[1]:.2f}")
 
 
 if __name__ == "__main__":
