@@ -85,6 +85,27 @@ export class Api {
     return this.request("POST", `games/${encodeURIComponent(id)}/reset`, { token });
   }
 
+  /** A cell to play next. Not retried: every hint the server answers is counted. */
+  hint(id, token) {
+    return this.request("POST", `games/${encodeURIComponent(id)}/hint`, { token });
+  }
+
+  /** "pause" or "resume": both answer a diff, and repeating one changes nothing. */
+  pause(id, action, token) {
+    return this.request("POST", `games/${encodeURIComponent(id)}/${action}`, { token, retries: 2 });
+  }
+
+  replay(id) {
+    return this.request("GET", `games/${encodeURIComponent(id)}/replay`, { retries: 2 });
+  }
+
+  /** Best times on a preset: classic or no-guess, all time or one day's daily board. */
+  leaderboard(preset, { noGuess = false, date = null, limit = 50 } = {}) {
+    const query = new URLSearchParams({ no_guess: String(noGuess), limit: String(limit) });
+    if (date) query.set("date", date);
+    return this.request("GET", `leaderboards/${encodeURIComponent(preset)}?${query}`, { retries: 2 });
+  }
+
   eventsUrl(id, since) {
     const url = this.url(`games/${encodeURIComponent(id)}/events`);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";

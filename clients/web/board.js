@@ -23,6 +23,19 @@ const STATE_TEXT = {
   "!": "wrong flag, no mine",
 };
 
+/** The cell size (px) that fits a board in the window: as large as comfortable, never too small to hit. */
+export function fitCells(width, height) {
+  const vw = document.documentElement.clientWidth;
+  const coarse = matchMedia("(pointer: coarse)").matches;
+  const minCell = coarse ? 30 : 22;
+  const maxCell = 40;
+  const chrome = 28; // frame border and padding
+  const availW = Math.min(vw, 1600) - (vw < 600 ? 12 : 48) - chrome;
+  const availH = Math.max(260, window.innerHeight - 200);
+  const cell = Math.floor(Math.min(availW / width, availH / height));
+  return Math.max(minCell, Math.min(maxCell, cell));
+}
+
 export function cellStateText(ch) {
   if (ch >= "1" && ch <= "8") return ch === "1" ? "1 mine around" : `${ch} mines around`;
   return STATE_TEXT[ch] ?? ch;
@@ -49,6 +62,8 @@ export class Board {
     this.flagMode = false;
     this.pressed = new Set();
     this.pending = new Set();
+    // Named marks over some cells (a hint, a replay's last move): a class and words.
+    this.marks = new Map();
     this.mouse = null;
     this.touch = null;
 
@@ -79,20 +94,22 @@ export class Board {
   // ---- building and painting ------------------------------------------------------------
 
   /** Show `game`; rebuilds the cells only when the board's size changes. */
-  show(game, { readonly }) {
+  show(game, { readonly, label = null }) {
     const rebuild = !this.game || this.game.width !== game.width || this.game.height !== game.height;
     const sameGame = this.game && this.game.id === game.id;
     this.game = game;
     this.readonly = readonly;
     this.pressed.clear();
     this.pending.clear();
+    this.marks.clear();
     this.mouse = null;
     this.cancelTouch();
     this.grid.setAttribute("aria-readonly", readonly ? "true" : "false");
     this.grid.setAttribute("aria-rowcount", String(game.height));
     this.grid.setAttribute("aria-colcount", String(game.width));
     const what = `${game.width} by ${game.height}, ${game.mines} mines`;
-    this.grid.setAttribute("aria-label", readonly ? `Minefield (watching), ${what}` : `Minefield, ${what}`);
+    const name = label || (readonly ? "Minefield (watching)" : "Minefield");
+    this.grid.setAttribute("aria-label", `${name}, ${what}`);
     const focused = this.indexOf(document.activeElement);
     if (rebuild) this.build();
     if (!rebuild && focused >= 0) {
@@ -146,11 +163,17 @@ export class Board {
     }
     if (this.pressed.has(i)) cls += " pressed";
     if (this.pending.has(i)) cls += " pending";
+    let marked = "";
+    for (const mark of this.marks.values()) {
+      if (!mark.cells.has(i)) continue;
+      cls += ` ${mark.cls}`;
+      if (mark.text) marked += `, ${mark.text}`;
+    }
     const className = `cell ${cls}`;
     if (el.className !== className) el.className = className;
     if (el.textContent !== text) el.textContent = text;
     const [x, y] = game.xy(i);
-    const label = `${cellStateText(ch)}, row ${y + 1}, column ${x + 1}`;
+    const label = `${cellStateText(ch)}, row ${y + 1}, column ${x + 1}${marked}`;
     if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
     el.dataset.state = ch;
   }
@@ -175,6 +198,28 @@ export class Board {
     const was = [...this.pending];
     this.pending.clear();
     was.forEach((i) => this.paint(i));
+  }
+
+  /**
+   * Mark some cells under `name` with a class and words for their label (replacing
+   * that mark's cells); `unmark(name)` takes it off again.
+   */
+  mark(name, indices, { cls, text = "" }) {
+    const before = this.marks.get(name);
+    const cells = new Set(indices);
+    this.marks.set(name, { cells, cls, text });
+    for (const i of new Set([...(before ? before.cells : []), ...cells])) this.paint(i);
+  }
+
+  unmark(name) {
+    const before = this.marks.get(name);
+    if (!before) return;
+    this.marks.delete(name);
+    before.cells.forEach((i) => this.paint(i));
+  }
+
+  marked(name) {
+    return this.marks.get(name)?.cells ?? new Set();
   }
 
   /** A short shake on a cell whose action was refused (e.g. revealing a flag). */

@@ -40,6 +40,7 @@ export class Game {
     this.questionMarks = view.question_marks;
     this.paused = Boolean(view.paused);
     this.player = view.player ?? null;
+    this.daily = view.daily ?? null;
     this.createdAt = parseTime(view.created_at);
     this.startedAt = parseTime(view.started_at);
     this.endedAt = parseTime(view.ended_at);
@@ -69,8 +70,18 @@ export class Game {
     this.endedAt = parseTime(diff.ended_at);
     this.elapsedMs = diff.elapsed_ms;
     this.timeRef = { elapsed: diff.elapsed_ms, at: parseTime(diff.move.at) };
+    // A pause hides the board (its diff turns every open cell back to "#"), a resume
+    // shows it again; the diff says which by its move.
+    if (diff.move.action === "pause") this.paused = true;
+    else if (diff.move.action === "resume") this.paused = false;
     if (diff.stats) this.stats = diff.stats;
     return changed;
+  }
+
+  /** A hint the server just counted; the next view brings its own stats. */
+  noteHint() {
+    const s = this.stats || {};
+    this.stats = { ...s, hints: (s.hints || 0) + 1, assisted: true };
   }
 
   get finished() {

@@ -90,7 +90,15 @@ export const DEFAULT_PREFS = Object.freeze({
   custom: { width: 30, height: 24, mines: 150, first_click: "zero" },
   questionMarks: false,
   flagMode: false,
+  noGuess: false,
+  // The name sent with new games, shown on the leaderboards ("" for none).
+  player: "",
+  // Ask before the first hint of a game that could be ranked.
+  confirmHints: true,
 });
+
+// The names the service accepts for a player.
+export const PLAYER_NAME = /^[A-Za-z0-9_.\- ]{1,24}$/;
 
 export function loadPrefs() {
   const saved = readJson(PREFS_KEY) || {};
