@@ -1,0 +1,203 @@
+// The leaderboards dialog: best times per preset (tabs), classic or no-guess boards, all
+// time or today's daily board, with a replay of every ranked game; and the player's name,
+// kept in this browser and sent with new games.
+
+import { formatTime } from "./format.js";
+import { PLAYER_NAME } from "./storage.js";
+
+const PRESETS = ["beginner", "intermediate", "expert"];
+const LIMIT = 50;
+
+export class Leaderboards {
+  /**
+   * `dialog`: the <dialog>. `prefs`/`savePrefs`: where the name lives. `isMine(id)`: a
+   * game this browser played. `today()`: the server's date (YYYY-MM-DD, UTC).
+   * `onReplay(id)`: show a game's replay.
+   */
+  constructor(dialog, { api, prefs, savePrefs, isMine, today, onReplay }) {
+    this.dialog = dialog;
+    this.api = api;
+    this.prefs = prefs;
+    this.savePrefs = savePrefs;
+    this.isMine = isMine;
+    this.today = today;
+    this.onReplay = onReplay;
+    const $ = (id) => dialog.querySelector(`#${id}`);
+    this.els = {
+      tabs: [...dialog.querySelectorAll('[role="tab"]')],
+      panel: $("leaders-panel"),
+      modes: [...dialog.querySelectorAll("[data-mode]")],
+      periods: [...dialog.querySelectorAll("[data-period]")],
+      caption: $("leaders-caption"),
+      table: $("leaders-table"),
+      rows: $("leaders-rows"),
+      empty: $("leaders-empty"),
+      form: $("player-form"),
+      name: $("player-name"),
+      error: $("player-error"),
+      saved: $("player-saved"),
+    };
+    this.state = { preset: "beginner", noGuess: false, daily: false };
+    this.loading = 0;
+    this.wire();
+  }
+
+  wire() {
+    const e = this.els;
+    e.tabs.forEach((tab, k) => {
+      tab.addEventListener("click", () => this.select({ preset: tab.dataset.preset }));
+      tab.addEventListener("keydown", (ev) => {
+        const n = e.tabs.length;
+        const to = { ArrowLeft: (k + n - 1) % n, ArrowRight: (k + 1) % n, Home: 0, End: n - 1 }[ev.key];
+        if (to === undefined) return;
+        ev.preventDefault();
+        e.tabs[to].focus();
+        this.select({ preset: e.tabs[to].dataset.preset });
+      });
+    });
+    for (const b of e.modes) b.addEventListener("click", () => this.select({ noGuess: b.dataset.mode === "noguess" }));
+    for (const b of e.periods) b.addEventListener("click", () => this.select({ daily: b.dataset.period === "today" }));
+    this.dialog.querySelector("#leaders-close").addEventListener("click", () => this.dialog.close());
+    e.form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      this.saveName();
+    });
+    e.name.addEventListener("input", () => {
+      e.error.textContent = "";
+      e.saved.textContent = "";
+    });
+  }
+
+  /** Open on a board: `preset`, `noGuess`, `daily` (today's), `focusName`. */
+  open({ preset, noGuess = false, daily = false, focusName = false } = {}) {
+    this.state = {
+      preset: PRESETS.includes(preset) ? preset : "beginner",
+      noGuess: Boolean(noGuess),
+      daily: Boolean(daily),
+    };
+    this.els.name.value = this.prefs.player || "";
+    this.els.error.textContent = "";
+    this.els.saved.textContent = "";
+    this.dialog.showModal();
+    this.load();
+    const tab = this.els.tabs.find((t) => t.dataset.preset === this.state.preset);
+    (focusName ? this.els.name : tab).focus();
+  }
+
+  select(change) {
+    this.state = { ...this.state, ...change };
+    this.load();
+  }
+
+  renderControls() {
+    const { preset, noGuess, daily } = this.state;
+    for (const tab of this.els.tabs) {
+      const on = tab.dataset.preset === preset;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      if (on) this.els.panel.setAttribute("aria-labelledby", tab.id);
+    }
+    for (const b of this.els.modes) b.setAttribute("aria-pressed", String((b.dataset.mode === "noguess") === noGuess));
+    for (const b of this.els.periods) b.setAttribute("aria-pressed", String((b.dataset.period === "today") === daily));
+  }
+
+  caption() {
+    const { preset, noGuess, daily } = this.state;
+    const kind = noGuess ? "no-guess" : "classic";
+    return daily
+      ? `Today's daily ${preset} board (${kind}), ${this.today()}, best times`
+      : `Best times on ${preset} (${kind}), all time`;
+  }
+
+  async load() {
+    const gen = ++this.loading;
+    const e = this.els;
+    const { preset, noGuess, daily } = this.state;
+    this.renderControls();
+    e.caption.textContent = this.caption();
+    e.table.setAttribute("aria-busy", "true");
+    e.empty.hidden = true;
+    let board;
+    try {
+      board = await this.api.leaderboard(preset, { noGuess, date: daily ? this.today() : null, limit: LIMIT });
+    } catch (err) {
+      if (gen !== this.loading) return;
+      e.table.setAttribute("aria-busy", "false");
+      e.rows.replaceChildren();
+      e.table.hidden = true;
+      e.empty.textContent = `Could not load this leaderboard: ${err.message}`;
+      e.empty.hidden = false;
+      return;
+    }
+    if (gen !== this.loading) return;
+    e.table.setAttribute("aria-busy", "false");
+    const entries = board.entries || [];
+    e.table.hidden = entries.length === 0;
+    e.empty.hidden = entries.length > 0;
+    e.empty.textContent = daily
+      ? "No wins on today's board yet. Start it from the Daily menu."
+      : "No ranked wins on this board yet.";
+    e.rows.replaceChildren(...entries.map((entry) => this.row(entry, daily)));
+  }
+
+  row(entry, daily) {
+    const tr = document.createElement("tr");
+    tr.dataset.gameId = entry.game_id;
+    const mine = this.isMine(entry.game_id);
+    if (mine) tr.className = "mine";
+    const cell = (text, cls) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (cls) td.className = cls;
+      return td;
+    };
+    const rank = cell(String(entry.rank), "rank");
+    const name = cell(entry.player, "player");
+    if (mine) {
+      const you = document.createElement("span");
+      you.className = "you";
+      you.textContent = "you";
+      name.append(" ", you);
+    }
+    const ended = new Date(Date.parse(entry.ended_at));
+    const when = daily
+      ? ended.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
+      : ended.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+    const action = document.createElement("td");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link-button";
+    b.textContent = "Replay";
+    b.setAttribute("aria-label", `Replay of ${entry.player}'s win in ${formatTime(entry.elapsed_ms)}`);
+    b.addEventListener("click", () => {
+      this.dialog.close();
+      this.onReplay(entry.game_id);
+    });
+    action.append(b);
+    tr.append(
+      rank, name,
+      cell(formatTime(entry.elapsed_ms), "num"),
+      cell(String(entry.bbbv), "num bbbv"),
+      cell(entry.bbbv_per_second.toFixed(2), "num"),
+      cell(when, "when"),
+      action,
+    );
+    return tr;
+  }
+
+  saveName() {
+    const e = this.els;
+    const name = e.name.value.trim();
+    if (name && !PLAYER_NAME.test(name)) {
+      e.error.textContent = "Use 1 to 24 letters, digits, spaces, dots, dashes or underscores.";
+      e.name.focus();
+      return;
+    }
+    this.prefs.player = name;
+    this.savePrefs(this.prefs);
+    e.name.value = name;
+    e.saved.textContent = name
+      ? `Saved: your next games are played as ${name}.`
+      : "Saved: your next games are anonymous.";
+  }
+}
