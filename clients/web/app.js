@@ -3,6 +3,7 @@
 // Routes (in the URL fragment, so any static mount works):
 //   #/game/<id>   play a game whose token this browser holds (else: watch it)
 //   #/watch/<id>  watch a game live, read-only (also ?watch=<id>)
+//   #/replay/<id> the replay of a finished game
 //   (nothing)     resume the last unfinished game, or start a new one
 //
 // Every change to the board comes as a diff: the answer to our own move over HTTP,
@@ -10,12 +11,17 @@
 // order, each once; a gap is filled by resubscribing with ?since=<version>.
 
 import { Api, ApiError, LiveFeed } from "./api.js";
-import { Board, cellStateText } from "./board.js";
+import { Board, cellStateText, fitCells } from "./board.js";
 import { ServerClock } from "./clock.js";
 import { SevenSegment } from "./digits.js";
+import { formatPercent, formatTime } from "./format.js";
 import { FINISHED, Game } from "./game.js";
-import { faceSvg, flagIcon, linkIcon } from "./icons.js";
-import { lastGame, loadPrefs, savePrefs, tokens } from "./storage.js";
+import {
+  calendarIcon, faceSvg, flagIcon, hintIcon, linkIcon, pauseIcon, playIcon, trophyIcon,
+} from "./icons.js";
+import { Leaderboards } from "./leaderboard.js";
+import { lastGame, loadPrefs, PLAYER_NAME, savePrefs, tokens } from "./storage.js";
+import { ReplayViewer } from "./viewer.js";
 
 const PRESETS = {
   beginner: { width: 9, height: 9, mines: 10 },
@@ -28,14 +34,32 @@ const GAME_ID = /^[0-9a-f]{32}$/;
 
 const $ = (id) => document.getElementById(id);
 const els = {
+  game: $("game"),
+  tags: $("game-tags"),
   frame: $("frame"),
   scroller: $("scroller"),
   board: $("board"),
   paused: $("paused"),
+  pausedText: $("paused-text"),
+  pausedResume: $("paused-resume"),
   face: $("face"),
   levels: [...document.querySelectorAll(".level")],
   flagMode: $("flag-mode"),
   marks: $("opt-marks"),
+  noGuess: $("opt-noguess"),
+  dailyButton: $("daily-button"),
+  dailyMenu: $("daily-menu"),
+  leadersButton: $("leaders-button"),
+  hint: $("hint"),
+  pause: $("pause"),
+  pauseIcon: $("pause-icon"),
+  pauseLabel: $("pause-label"),
+  hintPanel: $("hint-panel"),
+  hintKind: $("hint-kind"),
+  hintWhere: $("hint-where"),
+  hintReason: $("hint-reason"),
+  hintAct: $("hint-act"),
+  hintDialog: $("hint-dialog"),
   share: $("share"),
   conn: $("conn"),
   result: $("result"),
@@ -43,6 +67,9 @@ const els = {
   resultSub: $("result-sub"),
   resultStats: $("result-stats"),
   resultClicks: $("result-clicks"),
+  resultAssisted: $("result-assisted"),
+  resultNote: $("result-note"),
+  resultReplay: $("result-replay"),
   again: $("again"),
   resultShare: $("result-share"),
   watchBanner: $("watch-banner"),
@@ -53,6 +80,8 @@ const els = {
   customDialog: $("custom-dialog"),
   customForm: $("custom-form"),
   customError: $("custom-error"),
+  customStart: $("custom-start"),
+  replay: $("replay"),
   shareDialog: $("share-dialog"),
   shareUrl: $("share-url"),
   shareStatus: $("share-status"),
@@ -73,20 +102,33 @@ const board = new Board(els.board, els.scroller, {
   },
 });
 
+const viewer = new ReplayViewer(els.replay, { api, onClose: closeReplay });
+const leaderboards = new Leaderboards($("leaders-dialog"), {
+  api,
+  prefs,
+  savePrefs,
+  isMine: (id) => Boolean(tokens.get(id)),
+  today: serverToday,
+  onReplay: (id) => openReplay(id),
+});
+
 /**
  * The game on screen: { id, game, mode: "play" | "watch", token, live, pending, gapTimer,
- * conn, resetting }. Replaced as a whole when another game opens, so callbacks of an
- * old game can tell they are stale (`c !== current`).
+ * conn, resetting, hint (the one shown), asking / pausing (a request under way), rank,
+ * focusBack }. Replaced as a whole when another game opens, so callbacks of an old game
+ * can tell they are stale (`c !== current`).
  */
 let current = null;
 let opening = 0;
 let pressing = false;
 let tickTimer = 0;
+// What the page shows: "game" (play or watch) or "replay".
+let pageView = "game";
 
 // ---- start-up and routing ----------------------------------------------------------------
 
 function parseRoute() {
-  const m = /^#\/?(watch|game)\/([0-9a-f]{32})$/.exec(location.hash);
+  const m = /^#\/?(watch|game|replay)\/([0-9a-f]{32})$/.exec(location.hash);
   if (m) return { kind: m[1], id: m[2] };
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch && GAME_ID.test(watch)) return { kind: "watch", id: watch };
@@ -95,6 +137,12 @@ function parseRoute() {
 
 async function route() {
   const r = parseRoute();
+  if (r.kind === "replay") {
+    showView("replay");
+    viewer.open(r.id);
+    return;
+  }
+  showView("game");
   if (current && r.id === current.id && (r.kind === "game") === (current.mode === "play")) return;
   if (r.kind === "watch") return openGame(r.id, "watch");
   if (r.kind === "game") return openGame(r.id, tokens.get(r.id) ? "play" : "watch");
@@ -106,10 +154,51 @@ async function route() {
 }
 
 function setRoute(mode, id) {
+  if (pageView !== "game") return; // the replay keeps its address; closing it comes back here
   const hash = `#/${mode === "play" ? "game" : "watch"}/${id}`;
   if (location.hash !== hash || location.search) {
     history.replaceState(null, "", location.pathname + hash);
   }
+}
+
+/** Show the game (play or watch) or the replay viewer; the game stays loaded meanwhile. */
+function showView(next) {
+  document.body.dataset.view = next;
+  if (pageView === next) return;
+  pageView = next;
+  els.game.hidden = next !== "game";
+  els.replay.hidden = next !== "replay";
+  if (next === "replay") {
+    closeDailyMenu();
+  } else {
+    viewer.hide();
+    layout();
+    renderAll();
+  }
+}
+
+/** The replay of game `id`; "Back" returns to what was on screen. */
+function openReplay(id) {
+  history.pushState({ back: location.hash }, "", `${location.pathname}#/replay/${id}`);
+  route();
+}
+
+function closeReplay() {
+  if (history.state && typeof history.state.back === "string") {
+    history.back(); // the hashchange routes back to the game
+    return;
+  }
+  // Opened from a link: go to that game (played if this browser holds its token).
+  const c = current;
+  const id = c ? c.id : parseRoute().id;
+  const hash = c ? `#/${c.mode === "play" ? "game" : "watch"}/${c.id}` : id ? `#/game/${id}` : "";
+  history.replaceState(null, "", location.pathname + hash);
+  route();
+}
+
+/** Today's date on the server's clock, as the daily boards count days (UTC). */
+function serverToday() {
+  return new Date(clock.now()).toISOString().slice(0, 10);
 }
 
 async function openGame(id, mode, { unfinishedOnly = false } = {}) {
@@ -139,22 +228,28 @@ async function openGame(id, mode, { unfinishedOnly = false } = {}) {
   return true;
 }
 
-async function startNewGame(settings, { leaving = null } = {}) {
+/** Create a game and play it; true once it is on screen. `onError(err)` replaces the toast. */
+async function startNewGame(settings, { leaving = null, onError = null } = {}) {
   const gen = ++opening;
   let created;
   try {
     created = await api.createGame(settings);
   } catch (err) {
-    if (gen !== opening) return;
+    if (gen !== opening) return false;
+    if (onError) {
+      onError(err);
+      return false;
+    }
     toast(`Could not start a game: ${err.message}`, {
       action: { label: "Retry", run: () => startNewGame(settings) },
       kind: "error",
       timeout: 15000,
     });
-    return;
+    return false;
   }
-  if (gen !== opening) return;
+  if (gen !== opening) return false;
   adopt(created, leaving);
+  return true;
 }
 
 /** Show a game this browser just created (or reset): keep its token, play it. */
@@ -178,8 +273,10 @@ function show(view, mode, token) {
     id: view.id, game, mode: token ? mode : "watch", token, live: null,
     pending: new Map(), gapTimer: 0, conn: "connecting", resetting: false,
     tooBig: game.size > MAX_PAGE_CELLS, statsAsked: false,
+    hint: null, asking: false, pausing: false, rank: null,
   };
   current = c;
+  hideHint();
   if (c.mode === "play") lastGame.set(c.id);
   setRoute(c.mode, c.id);
   document.body.dataset.mode = c.mode;
@@ -193,6 +290,7 @@ function show(view, mode, token) {
     els.board.hidden = false;
     board.show(game, { readonly: c.mode !== "play" });
   }
+  els.board.inert = game.paused && !game.finished;
   renderAll();
   c.live = new LiveFeed(api, c.id, {
     version: () => c.game.version,
@@ -294,10 +392,40 @@ function armGapCheck(c) {
 function applyDiff(c, diff) {
   const g = c.game;
   const wasFinished = g.finished;
+  const wasPaused = g.paused && !g.finished;
+  const wasStatus = g.status;
   const changed = g.apply(diff);
   if (!c.tooBig) board.update(changed);
+  const h = c.hint;
+  if (h) {
+    // A hint holds until its cell is played, the first click places the mines, or (for a
+    // guess, whose odds any opened cell changes) the board opens further.
+    const opened = changed.length > 0 && diff.move.action !== "flag";
+    if (changed.includes(h.i) || g.status !== wasStatus || (h.kind === "guess" && opened)) hideHint();
+  }
   renderHeader();
+  pauseChanged(c, wasPaused);
   if (!wasFinished && g.finished) finished(c, { fresh: true });
+}
+
+/** The board was covered or shown again: keyboard focus, the hint, a word for screen readers. */
+function pauseChanged(c, wasPaused) {
+  const g = c.game;
+  const paused = g.paused && !g.finished;
+  if (paused === wasPaused) return;
+  const hadFocus = els.board.contains(document.activeElement);
+  els.board.inert = paused;
+  renderControls();
+  if (paused) {
+    hideHint();
+    c.focusBack = hadFocus;
+    if (hadFocus && c.mode === "play") els.pausedResume.focus();
+    announce(c.mode === "play" ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
+  } else {
+    if (c.focusBack && !c.tooBig) board.focus();
+    c.focusBack = false;
+    announce(c.mode === "play" ? "Game resumed." : "The player resumed the game.");
+  }
 }
 
 function takeSnapshot(c, view) {
@@ -305,6 +433,7 @@ function takeSnapshot(c, view) {
   const g = c.game;
   if (view.version < g.version) return;
   const wasFinished = g.finished;
+  const wasPaused = g.paused && !g.finished;
   if (view.version === g.version) {
     // Same board: take the newer clock reference, stats and pause state.
     g.stats = view.stats ?? g.stats;
@@ -317,6 +446,7 @@ function takeSnapshot(c, view) {
   }
   drain(c);
   renderAll();
+  pauseChanged(c, wasPaused);
   if (!wasFinished && g.finished) finished(c, { fresh: true });
 }
 
@@ -335,7 +465,9 @@ function onReset(c, nextId) {
 
 function finished(c, { fresh }) {
   const g = c.game;
+  hideHint();
   renderAll();
+  if (c.rank == null) lookUpRank(c);
   const s = g.stats;
   if ((!s || s.bbbv == null || s.efficiency == null) && !c.statsAsked) {
     // The final stats come with the view; ask for it once.
@@ -346,6 +478,26 @@ function finished(c, { fresh }) {
     const time = formatTime(g.elapsedMs);
     if (g.status === "won") announce(c.mode === "play" ? `You won in ${time}.` : `The player won in ${time}.`);
     else announce(c.mode === "play" ? `Boom. You hit a mine after ${time}. Game over.` : `The player hit a mine. Game over.`);
+  }
+}
+
+/** Where a won game ranks: found in its leaderboard (a win is entered as it commits). */
+async function lookUpRank(c, attempt = 0) {
+  const g = c.game;
+  if (g.status !== "won" || !g.preset || (g.stats && g.stats.assisted)) return;
+  let entries;
+  try {
+    ({ entries } = await api.leaderboard(g.preset, { noGuess: g.noGuess, date: g.daily, limit: 100 }));
+  } catch {
+    return; // the rank is a nicety
+  }
+  if (c !== current) return;
+  const entry = entries.find((e) => e.game_id === c.id);
+  if (entry) {
+    c.rank = entry.rank;
+    renderResult();
+  } else if (attempt === 0) {
+    setTimeout(() => lookUpRank(c, 1), 1000);
   }
 }
 
@@ -451,6 +603,14 @@ async function moveFailed(c, err) {
         timeout: 15000,
       });
       break;
+    case "paused":
+      toast("The game is paused: resume it to play on.");
+      try {
+        takeSnapshot(c, await api.getGame(c.id));
+      } catch {
+        /* the live feed will bring it */
+      }
+      break;
     case "rate_limited":
       toast("Too many moves at once; slow down a little.", { kind: "error" });
       break;
@@ -464,17 +624,43 @@ async function moveFailed(c, err) {
 
 // ---- new games ---------------------------------------------------------------------------
 
+/** The name sent with new games, if a valid one is set. */
+function playerName() {
+  const name = (prefs.player || "").trim();
+  return PLAYER_NAME.test(name) ? name : null;
+}
+
+function newGameOptions() {
+  const options = { question_marks: Boolean(prefs.questionMarks), no_guess: Boolean(prefs.noGuess) };
+  const player = playerName();
+  if (player) options.player = player;
+  return options;
+}
+
 function settingsForLevel(level) {
-  const base = { question_marks: Boolean(prefs.questionMarks) };
+  const base = newGameOptions();
   if (PRESETS[level]) return { preset: level, ...base };
   const { width, height, mines, first_click: firstClick } = prefs.custom;
-  return { width, height, mines, first_click: firstClick || "zero", ...base };
+  // No-guess boards always start with an opening.
+  return { width, height, mines, first_click: base.no_guess ? "zero" : firstClick || "zero", ...base };
 }
 
 function settingsOfGame(g) {
-  const base = { question_marks: Boolean(prefs.questionMarks) };
+  const base = newGameOptions();
   if (g.preset) return { preset: g.preset, ...base };
-  return { width: g.width, height: g.height, mines: g.mines, first_click: g.firstClick, ...base };
+  const firstClick = base.no_guess ? "zero" : g.firstClick;
+  return { width: g.width, height: g.height, mines: g.mines, first_click: firstClick, ...base };
+}
+
+/** Today's shared board for a preset (no-guess when that is on). */
+function startDaily(preset) {
+  closeDailyMenu();
+  const c = current;
+  const leaving = c && c.mode === "play" && c.game.status === "playing" ? { id: c.id } : null;
+  const settings = { daily: preset, no_guess: Boolean(prefs.noGuess) };
+  const player = playerName();
+  if (player) settings.player = player;
+  startNewGame(settings, { leaving });
 }
 
 /** The face, F2 and "Play again": a new game with the settings of the one on screen. */
@@ -482,8 +668,11 @@ async function newGameLikeThis() {
   const c = current;
   if (!c) return startNewGame(settingsForLevel(prefs.level));
   const leaving = c.mode === "play" && c.game.status === "playing" ? { id: c.id } : null;
-  const sameMarks = c.game.questionMarks === Boolean(prefs.questionMarks);
-  if (c.mode === "play" && c.token && sameMarks && !c.tooBig) {
+  // A reset keeps the settings of the game; changed preferences need a fresh one.
+  const same = c.game.questionMarks === Boolean(prefs.questionMarks)
+    && c.game.noGuess === Boolean(prefs.noGuess)
+    && (c.game.player || null) === playerName();
+  if (c.mode === "play" && c.token && same && !c.tooBig) {
     // A reset: same settings, and anyone watching follows to the new game.
     const gen = ++opening;
     c.resetting = true;
@@ -516,6 +705,193 @@ function chooseLevel(level) {
   startNewGame(settingsForLevel(level), { leaving });
 }
 
+// ---- hints -------------------------------------------------------------------------------
+
+async function askHint() {
+  const c = current;
+  if (!c || c.mode !== "play" || c.tooBig || c.game.finished || c.asking) return;
+  if (c.game.paused) {
+    announce("The game is paused.");
+    return;
+  }
+  const assisted = Boolean(c.game.stats && c.game.stats.assisted);
+  // Only presets are ranked; the first hint there costs the game its place.
+  if (c.game.preset && !assisted && prefs.confirmHints) {
+    if (!(await confirmHint()) || c !== current) return;
+  }
+  c.asking = true;
+  renderActions();
+  try {
+    const hint = await api.hint(c.id, c.token);
+    if (c !== current) return;
+    c.game.noteHint();
+    showHint(c, hint);
+  } catch (err) {
+    if (c !== current) return;
+    if (err.code === "game_over") {
+      toast("No hint: this game is over.");
+    } else {
+      moveFailed(c, err);
+    }
+  } finally {
+    c.asking = false;
+    if (c === current) {
+      renderActions();
+      renderTags();
+    }
+  }
+}
+
+function confirmHint() {
+  const d = els.hintDialog;
+  const dontAsk = $("hint-dont-ask");
+  dontAsk.checked = false;
+  d.returnValue = "";
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => {
+      const ok = d.returnValue === "hint";
+      if (ok && dontAsk.checked) {
+        prefs.confirmHints = false;
+        savePrefs(prefs);
+      }
+      resolve(ok);
+    }, { once: true });
+    d.showModal();
+    $("hint-confirm").focus();
+  });
+}
+
+/** The reason in words, with the service's (x, y) as the row and column a player sees. */
+function readableReason(reason, game) {
+  const sources = [];
+  const text = reason.replace(/\((\d+), (\d+)\)/g, (_, x, y) => {
+    const cx = Number(x);
+    const cy = Number(y);
+    if (cx < game.width && cy < game.height) sources.push(cy * game.width + cx);
+    return `row ${cy + 1}, column ${cx + 1}`;
+  });
+  return { text: text.charAt(0).toUpperCase() + text.slice(1), sources };
+}
+
+function showHint(c, hint) {
+  const g = c.game;
+  const i = hint.y * g.width + hint.x;
+  const { text, sources } = readableReason(hint.reason || "", g);
+  const chance = formatPercent(hint.mine_probability);
+  c.hint = { ...hint, i };
+  const where = `row ${hint.y + 1}, column ${hint.x + 1}`;
+  const kind = { safe: "Safe:", mine: "Mine:", guess: "Best guess:" }[hint.kind] || "Hint:";
+  const label = { safe: "hint: safe", mine: "hint: a mine", guess: `hint: best guess, ${chance} chance of a mine` }[hint.kind];
+  board.mark("hint-source", sources.filter((s) => s !== i), { cls: "hint-source", text: "a reason for the hint" });
+  board.mark("hint", [i], { cls: `hint hint-${hint.kind}`, text: label });
+  els.hintPanel.dataset.kind = hint.kind;
+  els.hintKind.textContent = kind;
+  els.hintWhere.textContent = hint.kind === "guess" ? `${where}, a ${chance} chance of a mine.` : `${where}.`;
+  els.hintReason.textContent = ` ${text}.`;
+  els.hintAct.textContent = hint.kind === "mine" ? "Flag it" : "Open it";
+  els.hintAct.hidden = !g.isHidden(i);
+  els.hintPanel.hidden = false;
+  // The keyboard cursor goes to the cell: Space (or F) plays it.
+  if (els.board.contains(document.activeElement)) board.focusCell(i);
+  else {
+    board.setFocusIndex(i);
+    board.cells[i]?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+  announce(`${kind} ${els.hintWhere.textContent}${els.hintReason.textContent}`);
+}
+
+function hideHint() {
+  const c = current;
+  if (c) c.hint = null;
+  board.unmark("hint");
+  board.unmark("hint-source");
+  els.hintPanel.hidden = true;
+}
+
+function playHint() {
+  const c = playable();
+  if (!c || !c.hint) return;
+  const { i, kind } = c.hint;
+  if (!c.game.isHidden(i)) return;
+  move(c, kind === "mine" ? "flag" : "reveal", i);
+}
+
+// ---- pause -------------------------------------------------------------------------------
+
+async function togglePause() {
+  const c = current;
+  if (!c || c.mode !== "play" || c.game.finished || c.pausing || c.tooBig) return;
+  const g = c.game;
+  const action = g.paused ? "resume" : "pause";
+  if (action === "pause" && g.status !== "playing") {
+    announce("The clock has not started yet.");
+    return;
+  }
+  c.pausing = true;
+  renderActions();
+  try {
+    const diff = await api.pause(c.id, action, c.token);
+    if (c !== current) return;
+    clock.sampleText(diff.move && diff.move.at);
+    if (diff.version === g.version && g.paused !== (action === "pause")) {
+      // It already was so on the server (another tab got there first).
+      const wasPaused = g.paused;
+      g.paused = action === "pause";
+      renderAll();
+      pauseChanged(c, wasPaused);
+    } else {
+      ingest(c, diff);
+    }
+  } catch (err) {
+    if (c === current) moveFailed(c, err);
+  } finally {
+    c.pausing = false;
+    if (c === current) renderActions();
+  }
+}
+
+// ---- the daily menu ------------------------------------------------------------------------
+
+function openDailyMenu() {
+  const note = $("daily-note");
+  note.textContent = prefs.noGuess
+    ? "Today's no-guess board: the same mines for everyone, its start already open. The clock starts at your first move."
+    : "Today's board: the same mines for everyone, its start already open. The clock starts at your first move.";
+  els.dailyMenu.hidden = false;
+  els.dailyButton.setAttribute("aria-expanded", "true");
+  els.dailyMenu.querySelector("button").focus();
+}
+
+function closeDailyMenu({ focus = false } = {}) {
+  if (els.dailyMenu.hidden) return;
+  els.dailyMenu.hidden = true;
+  els.dailyButton.setAttribute("aria-expanded", "false");
+  if (focus) els.dailyButton.focus();
+}
+
+function onDailyMenuKey(e) {
+  const items = [...els.dailyMenu.querySelectorAll("button")];
+  const k = items.indexOf(document.activeElement);
+  const to = { ArrowDown: k + 1, ArrowUp: k - 1, Home: 0, End: items.length - 1 }[e.key];
+  if (e.key === "Escape") {
+    e.preventDefault();
+    closeDailyMenu({ focus: true });
+  } else if (to !== undefined) {
+    e.preventDefault();
+    items[(to + items.length) % items.length].focus();
+  }
+}
+
+// ---- the custom board ------------------------------------------------------------------------
+
+function syncCustomFirstClick() {
+  const f = els.customForm.elements;
+  const noGuess = f.no_guess.checked;
+  f.first_click.disabled = noGuess;
+  if (noGuess) f.first_click.value = "zero";
+  $("first-click-note").hidden = !noGuess;
+}
+
 function openCustomDialog() {
   const form = els.customForm;
   const cur = current && !current.game.preset ? current.game : null;
@@ -527,6 +903,8 @@ function openCustomDialog() {
   form.elements.mines.value = source.mines;
   form.elements.first_click.value = source.first_click || "zero";
   form.elements.seed.value = "";
+  form.elements.no_guess.checked = Boolean(prefs.noGuess);
+  syncCustomFirstClick();
   els.customError.textContent = "";
   els.customDialog.showModal();
 }
@@ -545,7 +923,8 @@ function readCustomForm() {
   if (!(mines >= 1 && mines <= most)) {
     return { error: `A ${width} × ${height} board takes 1 to ${Math.max(1, most)} mines.` };
   }
-  const settings = { width, height, mines, first_click: f.first_click.value };
+  const noGuess = f.no_guess.checked;
+  const settings = { width, height, mines, first_click: noGuess ? "zero" : f.first_click.value, no_guess: noGuess };
   const seedText = f.seed.value.trim();
   if (seedText) {
     if (!/^\d{1,20}$/.test(seedText) || BigInt(seedText) >= 2n ** 64n) {
@@ -578,6 +957,9 @@ function renderHeader() {
   tick();
   els.paused.hidden = !(g.paused && !g.finished);
   els.frame.dataset.status = g.status;
+  els.frame.dataset.paused = String(g.paused && !g.finished);
+  renderActions();
+  renderTags();
   const state = g.status === "won" ? "won" : g.status === "lost" ? "lost" : null;
   document.title = `${state ? `Minesweeper — ${state}` : "Minesweeper"}${c.mode === "watch" ? " (watching)" : ""}`;
   if (g.finished && els.result.hidden) renderResult();
@@ -621,7 +1003,7 @@ function renderLevels() {
 function renderControls() {
   const c = current;
   const watching = !c || c.mode === "watch";
-  els.watchBanner.hidden = !(c && c.mode === "watch");
+  els.watchBanner.hidden = !(c && c.mode === "watch" && pageView === "game");
   if (c && c.mode === "watch") {
     const who = c.game.player ? `${c.game.player}'s game` : "this game";
     els.watchText.textContent = `You are watching ${who} live; only its player can move.`;
@@ -631,6 +1013,62 @@ function renderControls() {
   board.flagMode = Boolean(prefs.flagMode);
   els.frame.classList.toggle("flag-mode", Boolean(prefs.flagMode) && !watching);
   els.marks.checked = Boolean(prefs.questionMarks);
+  els.noGuess.checked = Boolean(prefs.noGuess);
+  els.pausedText.textContent = watching
+    ? "The player has paused this game: the clock is stopped and the board hidden."
+    : "The clock is stopped and the board is hidden.";
+  els.pausedResume.hidden = watching;
+  renderActions();
+}
+
+/** Hint and Pause: for the player, while the game runs. */
+function renderActions() {
+  const c = current;
+  const playing = Boolean(c && c.mode === "play" && !c.tooBig);
+  els.hint.hidden = !playing;
+  els.pause.hidden = !playing;
+  if (!playing) return;
+  const g = c.game;
+  const running = !g.finished;
+  els.hint.disabled = !running || g.paused || c.asking;
+  els.hint.setAttribute("aria-busy", String(Boolean(c.asking)));
+  els.pause.disabled = !running || c.pausing || (g.status !== "playing" && !g.paused);
+  const paused = g.paused && running;
+  const label = paused ? "Resume" : "Pause";
+  if (els.pauseLabel.textContent !== label) {
+    els.pauseLabel.textContent = label;
+    els.pauseIcon.innerHTML = paused ? playIcon : pauseIcon;
+    els.pause.title = paused ? "Resume (P): show the board and start the clock again" : "Pause (P): stop the clock and hide the board";
+  }
+}
+
+/** What kind of game this is: daily, no-guess, assisted, and whose. */
+function renderTags() {
+  const c = current;
+  const tags = [];
+  if (c) {
+    const g = c.game;
+    if (g.daily) tags.push(["daily", `Daily board, ${g.daily}`]);
+    if (g.noGuess) tags.push(["no-guess", "No guessing"]);
+    const s = g.stats;
+    if (s && s.assisted) {
+      tags.push(["assisted", `Assisted: ${s.hints} ${s.hints === 1 ? "hint" : "hints"}, not ranked`]);
+    }
+    if (c.mode === "play" && g.player) tags.push(["player", `Playing as ${g.player}`]);
+  }
+  const key = tags.map(([k, t]) => `${k}:${t}`).join("|");
+  if (els.tags.dataset.key === key) return;
+  els.tags.dataset.key = key;
+  els.tags.replaceChildren(
+    ...tags.map(([kind, text]) => {
+      const span = document.createElement("span");
+      span.className = `tag tag-${kind}`;
+      span.dataset.tag = kind;
+      span.textContent = text;
+      return span;
+    }),
+  );
+  els.tags.hidden = tags.length === 0;
 }
 
 function renderConn() {
@@ -644,15 +1082,8 @@ function renderConn() {
   els.conn.dataset.state = state;
 }
 
-function formatTime(ms) {
-  const total = ms / 1000;
-  if (total < 60) return `${total.toFixed(3)} s`;
-  const m = Math.floor(total / 60);
-  const s = total - m * 60;
-  return `${m}:${s.toFixed(3).padStart(6, "0")}`;
-}
-
 function boardName(g) {
+  if (g.daily) return `today's daily ${g.preset} board`;
   return g.preset ? `the ${g.preset} board` : `a ${g.width} × ${g.height} board with ${g.mines} mines`;
 }
 
@@ -698,25 +1129,50 @@ function renderResult() {
       return div;
     }),
   );
+  els.resultAssisted.hidden = !s.assisted;
+  renderResultNote(c);
   els.again.textContent = mine ? "Play again" : "Play your own game";
   els.result.hidden = false;
+}
+
+/** Below the stats: why the game is not ranked, or where it ranks. */
+function renderResultNote(c) {
+  const g = c.game;
+  const s = g.stats || {};
+  const note = els.resultNote;
+  const parts = [];
+  const link = (label, run) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link-button";
+    b.textContent = label;
+    b.addEventListener("click", run);
+    return b;
+  };
+  const openBoard = (focusName = false) => leaderboards.open({
+    preset: g.preset, noGuess: g.noGuess, daily: Boolean(g.daily), focusName,
+  });
+  if (s.assisted) {
+    const n = s.hints;
+    parts.push(`Assisted: ${n} ${n === 1 ? "hint" : "hints"} used, so this game is not ranked.`);
+  } else if (c.rank != null) {
+    const where = g.daily ? `today's daily ${g.preset}` : `the ${g.preset}`;
+    parts.push(`Ranked #${c.rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard`);
+    if (!g.player && c.mode === "play") {
+      parts.push(" as anonymous. ", link("Set your name", () => openBoard(true)), " for the next ones.");
+    } else {
+      parts.push(". ", link("See the leaderboard", () => openBoard()));
+    }
+  }
+  note.replaceChildren(...parts);
+  note.hidden = parts.length === 0;
 }
 
 /** Fit the cells to the window: as large as comfortable, never too small to hit. */
 function layout() {
   const c = current;
   if (!c) return;
-  const { width, height } = c.game;
-  const vw = document.documentElement.clientWidth;
-  const coarse = matchMedia("(pointer: coarse)").matches;
-  const minCell = coarse ? 30 : 22;
-  const maxCell = 40;
-  const chrome = 28; // frame border and padding
-  const availW = Math.min(vw, 1600) - (vw < 600 ? 12 : 48) - chrome;
-  const availH = Math.max(260, window.innerHeight - 200);
-  let cell = Math.floor(Math.min(availW / width, availH / height));
-  cell = Math.max(minCell, Math.min(maxCell, cell));
-  els.frame.style.setProperty("--cell", `${cell}px`);
+  els.frame.style.setProperty("--cell", `${fitCells(c.game.width, c.game.height)}px`);
 }
 
 // ---- small UI helpers --------------------------------------------------------------------
@@ -792,6 +1248,11 @@ async function copyShare() {
 function wire() {
   $("flag-mode-icon").innerHTML = flagIcon;
   $("share-icon").innerHTML = linkIcon;
+  $("hint-icon").innerHTML = hintIcon;
+  els.pauseIcon.innerHTML = pauseIcon;
+  $("daily-icon").innerHTML = calendarIcon;
+  $("leaders-icon").innerHTML = trophyIcon;
+  document.body.dataset.view = pageView;
 
   els.face.addEventListener("click", () => newGameLikeThis());
   els.again.addEventListener("click", () => newGameLikeThis());
@@ -813,26 +1274,85 @@ function wire() {
     }
   });
 
+  els.noGuess.addEventListener("change", () => {
+    prefs.noGuess = els.noGuess.checked;
+    savePrefs(prefs);
+    const c = current;
+    if (c && c.game.noGuess !== prefs.noGuess) {
+      toast(`No guessing is ${prefs.noGuess ? "on" : "off"} from the next game.`, {
+        action: { label: "New game now", run: () => newGameLikeThis() },
+      });
+    }
+  });
+
+  els.hint.addEventListener("click", () => askHint());
+  els.hintAct.addEventListener("click", () => playHint());
+  $("hint-dismiss").addEventListener("click", () => {
+    hideHint();
+    if (!board.readonly) board.focus();
+  });
+  els.pause.addEventListener("click", () => togglePause());
+  els.pausedResume.addEventListener("click", () => togglePause());
+  els.resultReplay.addEventListener("click", () => current && openReplay(current.id));
+
+  els.dailyButton.addEventListener("click", () => {
+    if (els.dailyMenu.hidden) openDailyMenu();
+    else closeDailyMenu();
+  });
+  els.dailyMenu.addEventListener("keydown", onDailyMenuKey);
+  for (const b of els.dailyMenu.querySelectorAll("[data-daily]")) {
+    b.addEventListener("click", () => startDaily(b.dataset.daily));
+  }
+  $("daily-wrap").addEventListener("focusout", (e) => {
+    if (!e.relatedTarget || !$("daily-wrap").contains(e.relatedTarget)) closeDailyMenu();
+  });
+  document.addEventListener("pointerdown", (e) => {
+    if (!$("daily-wrap").contains(e.target)) closeDailyMenu();
+  });
+
+  els.leadersButton.addEventListener("click", () => {
+    const g = current && current.game;
+    leaderboards.open({
+      preset: g && g.preset ? g.preset : PRESETS[prefs.level] ? prefs.level : "beginner",
+      noGuess: g ? g.noGuess : Boolean(prefs.noGuess),
+      daily: Boolean(g && g.daily),
+    });
+  });
+
   els.share.addEventListener("click", openShare);
   els.resultShare.addEventListener("click", openShare);
   $("share-copy").addEventListener("click", copyShare);
 
   $("custom-cancel").addEventListener("click", () => els.customDialog.close());
-  els.customForm.addEventListener("submit", (e) => {
+  els.customForm.elements.no_guess.addEventListener("change", syncCustomFirstClick);
+  els.customForm.addEventListener("submit", async (e) => {
     e.preventDefault();
     const { settings, error } = readCustomForm();
     if (error) {
       els.customError.textContent = error;
       return;
     }
-    const { seed, ...remembered } = settings;
-    prefs.level = "custom";
-    prefs.custom = remembered;
-    savePrefs(prefs);
-    els.customDialog.close();
+    els.customError.textContent = "";
     const c = current;
     const leaving = c && c.mode === "play" && c.game.status === "playing" ? { id: c.id } : null;
-    startNewGame({ ...settings, question_marks: Boolean(prefs.questionMarks) }, { leaving });
+    const { seed, no_guess: noGuess, ...remembered } = settings;
+    const options = { ...newGameOptions(), no_guess: noGuess };
+    els.customStart.disabled = true;
+    const started = await startNewGame({ ...settings, ...options }, {
+      leaving,
+      // The service knows best which boards it can promise: say why, keep the dialog.
+      onError: (err) => {
+        els.customError.textContent = `This board cannot start: ${err.message}`;
+      },
+    });
+    els.customStart.disabled = false;
+    if (!started) return;
+    prefs.level = "custom";
+    prefs.custom = remembered;
+    prefs.noGuess = noGuess;
+    savePrefs(prefs);
+    renderControls();
+    els.customDialog.close();
   });
 
   const modality = (kind) => () => {
@@ -842,18 +1362,32 @@ function wire() {
   document.addEventListener("pointerdown", modality("pointer"), true);
 
   document.addEventListener("keydown", (e) => {
+    if (pageView === "replay") {
+      // Keys with no focused control drive the replay too.
+      if (e.target === document.body) viewer.onKey(e);
+      return;
+    }
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-    const typing = e.target.closest && e.target.closest("input, select, textarea, dialog");
-    if (e.key === "F2" && !typing) {
+    const typing = e.target.closest && e.target.closest("input:not([type=checkbox]), select, textarea, dialog, .menu");
+    if (typing) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === "F2") {
       e.preventDefault();
       newGameLikeThis();
+    } else if ((key === "p" || key === "h") && !e.repeat && current && current.mode === "play") {
+      e.preventDefault();
+      if (key === "p") togglePause();
+      else askHint();
     }
   });
 
   let resizeFrame = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(resizeFrame);
-    resizeFrame = requestAnimationFrame(layout);
+    resizeFrame = requestAnimationFrame(() => {
+      layout();
+      if (pageView === "replay") viewer.fit();
+    });
   });
   document.addEventListener("visibilitychange", () => tick());
   window.addEventListener("hashchange", () => route());
