@@ -65,6 +65,20 @@ class Api:
         assert r.status_code == 200, r.text
         return r.json()
 
+    def act(self, game_id: str, token: str, action: str) -> Any:
+        """An action without a body: ``pause``, ``resume`` or ``hint``."""
+        r = self.http.post(
+            f"/games/{game_id}/{action}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def replay(self, game_id: str) -> dict[str, Any]:
+        r = self.http.get(f"/games/{game_id}/replay")
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
     def reset(self, game_id: str, token: str) -> tuple[dict[str, Any], str]:
         r = self.http.post(f"/games/{game_id}/reset", headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 201, r.text
