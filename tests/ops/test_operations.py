@@ -12,7 +12,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.support.servers import ROOT, ServiceProcess
+from tests.support.servers import ROOT, ServiceProcess, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +61,14 @@ def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -
     assert r.headers["x-request-id"] == "trace-42"
     generated = httpx.get(f"{chatty.url}/games/{game_id}").headers["x-request-id"]
     assert len(generated) == 16
-    lines = [json.loads(line) for line in chatty.output().splitlines() if line.startswith("{")]
-    ours = [line for line in lines if line.get("request_id") == "trace-42"]
+
+    def logged() -> list[dict[str, object]]:
+        return [json.loads(line) for line in chatty.output().splitlines() if line.startswith("{")]
+
+    # A request is logged once its answer has gone out, so its line may trail the answer.
+    wait_for(lambda: any(line.get("request_id") == generated for line in logged()), 10, "log")
+    ours = [line for line in logged() if line.get("request_id") == "trace-42"]
     assert ours and ours[0]["status"] == 200 and ours[0]["level"] == "info"
-    assert any(line.get("request_id") == generated for line in lines)
     text = chatty.output()
     assert token not in text
     assert "987654321" not in text
