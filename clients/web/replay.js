@@ -19,6 +19,12 @@ const WRONG = code("!");
 const ZERO = code("0");
 
 const parseTime = (value) => (value == null ? null : Date.parse(value));
+const isFlag = (c) => (c === FLAG || c === WRONG ? 1 : 0);
+
+/** Whether a replay holds every move from the first: its versions run 1, 2, 3… */
+export function isComplete(replay) {
+  return replay.moves.every((m, k) => m.version === k + 1);
+}
 
 export class ReplayGame {
   constructor(replay) {
@@ -49,6 +55,7 @@ export class ReplayGame {
     this.steps = this.build();
     // The board starts before the first move; `seek` moves it.
     this.position = 0;
+    this.flags = 0;
     this.statusNow = this.startStatus;
   }
 
@@ -109,12 +116,7 @@ export class ReplayGame {
   }
 
   minesLeft() {
-    if (this.statusNow === "won") return 0;
-    let flags = 0;
-    for (let i = 0; i < this.cells.length; i++) {
-      if (this.cells[i] === FLAG || this.cells[i] === WRONG) flags += 1;
-    }
-    return this.mines - flags;
+    return this.statusNow === "won" ? 0 : this.mines - this.flags;
   }
 
   // ---- moving through the game -------------------------------------------------------
@@ -124,8 +126,9 @@ export class ReplayGame {
     const target = Math.max(0, Math.min(this.steps.length, position));
     const changed = new Set();
     while (this.position < target) {
-      for (const [i, , after] of this.steps[this.position].changes) {
+      for (const [i, before, after] of this.steps[this.position].changes) {
         this.cells[i] = after;
+        this.flags += isFlag(after) - isFlag(before);
         changed.add(i);
       }
       this.position += 1;
@@ -134,8 +137,9 @@ export class ReplayGame {
       this.position -= 1;
       const changes = this.steps[this.position].changes;
       for (let k = changes.length - 1; k >= 0; k--) {
-        const [i, before] = changes[k];
+        const [i, before, after] = changes[k];
         this.cells[i] = before;
+        this.flags += isFlag(before) - isFlag(after);
         changed.add(i);
       }
     }

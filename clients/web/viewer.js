@@ -9,7 +9,7 @@ import { Board, fitCells } from "./board.js";
 import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
-import { ReplayGame } from "./replay.js";
+import { isComplete, ReplayGame } from "./replay.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
 const DIGIT_0 = "0".charCodeAt(0);
@@ -88,7 +88,7 @@ export class ReplayViewer {
       // Keep the position: the clock goes on from here at the new pace.
       if (this.playing) this.lastFrame = performance.now();
     });
-    e.showMines.addEventListener("change", () => this.game && this.renderMarks());
+    e.showMines.addEventListener("change", () => this.game && this.renderLayout());
     this.renderPlay();
     e.timeline.addEventListener("input", () => {
       const g = this.game;
@@ -167,6 +167,13 @@ export class ReplayViewer {
       return;
     }
     if (gen !== this.loading) return;
+    if (!isComplete(data)) {
+      // Re-enacting from a later move would show a board that never was.
+      this.setStatus("This game is too long for a replay: its first moves are no longer kept.", {
+        label: "See the game", href: `#/watch/${id}`,
+      });
+      return;
+    }
     const game = new ReplayGame(data);
     this.game = game;
     this.setStatus("");
@@ -176,6 +183,7 @@ export class ReplayViewer {
     this.board.show(game, { readonly: true, label: "Replay" });
     this.buildTimeline(game);
     this.seek(0);
+    this.renderLayout();
     this.els.play.focus();
   }
 
@@ -340,12 +348,17 @@ export class ReplayViewer {
     } else {
       b.unmark("fatal");
     }
+  }
+
+  /** The mines laid over the board, on demand: they stay put while the replay moves. */
+  renderLayout() {
+    const g = this.game;
     if (this.els.showMines.checked) {
       const mines = [];
       for (let i = 0; i < g.size; i++) if (g.mine[i]) mines.push(i);
-      b.mark("layout", mines, { cls: "layout-mine", text: "a mine" });
+      this.board.mark("layout", mines, { cls: "layout-mine", text: "a mine" });
     } else {
-      b.unmark("layout");
+      this.board.unmark("layout");
     }
   }
 
