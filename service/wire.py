@@ -125,13 +125,15 @@ class CreatedGame(Struct):
     token: str
 
 
-class PlayedMove(Struct):
-    """The move behind a diff; ``pause`` and ``resume`` name no cell."""
+class PlayedMove(Struct, omit_defaults=True):
+    """The move behind a diff; ``pause`` and ``resume`` name no cell, and ``mark`` is
+    there when a flag move set a mark rather than cycling it."""
 
     action: MoveAction
     x: int | None
     y: int | None
     at: Timestamp
+    mark: Mark | None = None
 
 
 class Diff(Struct, tag="diff", tag_field="type"):
@@ -160,12 +162,13 @@ class Hint(Struct):
     reason: str
 
 
-class ReplayMove(Struct):
+class ReplayMove(Struct, omit_defaults=True):
     version: int
     action: MoveAction
     x: int | None
     y: int | None
     at: Timestamp
+    mark: Mark | None = None
 
 
 class Fatal(Struct):
@@ -196,6 +199,8 @@ class Replay(Struct):
     # Cells opened for the player before the first move (the start of a daily board).
     opened: list[ChangedCell]
     moves: list[ReplayMove]
+    # False when a very long game's oldest moves are no longer kept.
+    complete: bool
     created_at: Timestamp
     started_at: Timestamp | None
     ended_at: Timestamp | None

@@ -338,7 +338,7 @@ async def _play(
         game, cells = await off_loop(
             engine.apply, record.game, move, now, heavy=heavy(record.game)
         )
-        played = views.played(move.action, move.x, move.y, now)
+        played = views.played(move.action, move.x, move.y, now, move.mark)
         body = wire.json_encoder.encode(views.diff(game, played, cells, now))
         saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
         if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):

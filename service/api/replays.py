@@ -59,10 +59,12 @@ async def replay(request: Request) -> Response:
             opened=_opened_at_start(record.daily, game),
             moves=[
                 wire.ReplayMove(
-                    version=d.version, action=d.move.action, x=d.move.x, y=d.move.y, at=d.move.at
+                    version=d.version, action=d.move.action, x=d.move.x, y=d.move.y,
+                    at=d.move.at, mark=d.move.mark,
                 )
                 for d in diffs
             ],
+            complete=not diffs or diffs[0].version == 1,
             created_at=wire.timestamp(game.created_at),
             started_at=wire.optional_timestamp(game.started_at),
             ended_at=wire.optional_timestamp(game.ended_at),

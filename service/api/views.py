@@ -95,8 +95,14 @@ def diff(
     )
 
 
-def played(action: wire.MoveAction, x: int | None, y: int | None, now: int) -> wire.PlayedMove:
-    return wire.PlayedMove(action=action, x=x, y=y, at=timestamp(now))
+def played(
+    action: wire.MoveAction,
+    x: int | None,
+    y: int | None,
+    now: int,
+    mark: engine.Mark | None = None,
+) -> wire.PlayedMove:
+    return wire.PlayedMove(action=action, x=x, y=y, at=timestamp(now), mark=mark)
 
 
 def board_changes(before: engine.Game, after: engine.Game) -> list[engine.Cell]:

@@ -282,3 +282,18 @@ def test_no_guess_settings_that_cannot_be_promised_are_refused(http: httpx.Clien
         r = http.post("/games", json=body)
         assert r.status_code == 422, body
         assert r.json()["code"] == "invalid_request"
+
+
+def test_a_replay_keeps_explicit_marks(http: httpx.Client) -> None:
+    game_id, auth, _ = create(http, preset="beginner", seed=12, question_marks=True)
+    diff = http.post(
+        f"/games/{game_id}/flag", json={"x": 0, "y": 0, "mark": "question"}, headers=auth
+    ).json()
+    assert diff["move"]["mark"] == "question" and diff["cells"] == [[0, 0, "?"]]
+    cycled = http.post(f"/games/{game_id}/flag", json={"x": 1, "y": 0}, headers=auth).json()
+    assert "mark" not in cycled["move"]
+    play_out(http, game_id, auth["Authorization"][7:], (4, 4))
+    replay = http.get(f"/games/{game_id}/replay").json()
+    assert replay["complete"] is True
+    assert replay["moves"][0]["mark"] == "question"
+    assert "mark" not in replay["moves"][1]
