@@ -98,9 +98,9 @@ async def test_oversized_bodies_are_refused_without_reading_them(service: Servic
     # Streamed without a length, 10 MB are cut off after the limit.
     chunk = b" " * 65536
     body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(160)) + b"0\r\n\r\n"
-    head = (f"POST /games/{game_id}/flag HTTP/1.1\r\nHost: x\r\n"
-            f"Authorization: {auth['Authorization']}\r\nTransfer-Encoding: chunked\r\n\r\n")
-    answer = await asyncio.to_thread(raw_exchange, service.port, head.encode() + body)
+    start = (f"POST /games/{game_id}/flag HTTP/1.1\r\nHost: x\r\n"
+             f"Authorization: {auth['Authorization']}\r\nTransfer-Encoding: chunked\r\n\r\n")
+    answer = await asyncio.to_thread(raw_exchange, service.port, start.encode() + body)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     # Just over the limit, and just under it (a valid move padded with spaces).
     over = b'{"x": 1, "y": 1}' + b" " * MAX_BODY

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -309,8 +310,9 @@ async def test_slow_dropping_and_silent_link_to_redis(
         games = [await create_known_game(http, seed=400 + i) for i in range(4)]
         followers = [Follower([svc.url], g.id).run() for g in games]
         await asyncio.gather(*(asyncio.wait_for(f.connected.wait(), 10) for f in followers))
-        out, finals, stop = Outcome(), [], asyncio.Event()
-        movers = [
+        out, stop = Outcome(), asyncio.Event()
+        finals: list[Sample] = []
+        movers: list[asyncio.Task[Any]] = [
             asyncio.create_task(persistent_mover(svc.url, games[i % 4], f"m{i}", stop, out, finals))
             for i in range(8)
         ]

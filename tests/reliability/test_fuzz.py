@@ -249,7 +249,7 @@ def test_move_sequences_fuzz(http: SyncHttp, moves: list[tuple[str, dict[str, An
 
 def receive_all(ws: ClientConnection, until_id: Any = None) -> list[dict[str, Any]]:
     """Messages until the one answering ``until_id`` (or a quiet moment)."""
-    out = []
+    out: list[dict[str, Any]] = []
     while True:
         try:
             raw = ws.recv(timeout=5 if until_id is not None else 0.05)

@@ -110,7 +110,7 @@ class ChaosProxy:
         finally:
             self._pairs.discard(pair)
             for t in pair:
-                t.abort()  # type: ignore[attr-defined]
+                t.abort()
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         loop = asyncio.get_running_loop()
