@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 from minesweeper import Client
 
-from service.wire import CreatedGame, Diff, GameView, Snapshot
+from service.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay, Snapshot
+from tests.support import solve
 
-from .conftest import FIRST, command, mines_of
+from .conftest import FIRST, command, mines_of, safe_cells
 
 
 def new_game(cli: Any, *args: str) -> CreatedGame:
@@ -22,7 +27,8 @@ def new_game(cli: Any, *args: str) -> CreatedGame:
 
 def test_help(cli: Any) -> None:
     out = cli("--help", url=False).stdout
-    for name in ("new", "show", "reveal", "flag", "chord", "watch", "play"):
+    for name in ("new", "show", "reveal", "flag", "chord", "watch", "play", "hint", "pause",
+                 "resume", "replay", "leaderboard"):
         assert name in out
 
 
@@ -154,7 +160,8 @@ def test_watch_text_from_since(live_server: str, cli_env: dict[str, str]) -> Non
     assert lines[0] == f"v2 flag {flag[0]},{flag[1]}: 1 cell  playing  mines left 9  " + \
         lines[0].split("  ")[-1]
     assert lines[1].startswith("v3 reveal") and "lost" in lines[1]
-    assert lines[-1].startswith("Boom!")
+    assert lines[-2].startswith("Boom!")
+    assert lines[-1].startswith("clicks 3 (") and lines[-1].endswith("  unassisted")
     assert "X" in out and "\n".join(game.view.board) in out
 
 
@@ -191,3 +198,181 @@ def test_new_prints_the_token_it_cannot_save(
     game_id = done.stdout.split()[1]
     with Client(live_server) as client:
         assert client.flag(game_id, 0, 0, token=token).mines_left == 9
+
+
+# ---- hints, pauses, replays, leaderboards, daily boards ------------------------------------
+
+
+def test_hint(cli: Any, live_server: str) -> None:
+    game_id = new_game(cli, "--seed", "310").game.id
+    out = cli("hint", game_id).stdout.splitlines()
+    assert out[0] == "hint: 4,4 is safe: the first click never hits a mine"
+    assert out[1:10] == ["#" * 9] * 9
+    cli("reveal", game_id, *map(str, FIRST))
+    hint = msgspec.json.decode(cli("hint", game_id, "--json").stdout, type=Hint)
+    with Client(live_server) as client:
+        view = client.get(game_id)
+    assert view.board[hint.y][hint.x] == "#" and hint.kind in ("safe", "mine", "guess")
+    assert view.stats.hints == 2 and view.stats.assisted
+    wrong = cli("hint", game_id, "--token", "nope", check=False)
+    assert wrong.returncode == 1 and "(forbidden)" in wrong.stderr
+
+
+def test_pause_and_resume(cli: Any, live_server: str) -> None:
+    game_id = new_game(cli, "--seed", "311").game.id
+    cli("reveal", game_id, *map(str, FIRST))
+    with Client(live_server) as client:
+        board = client.get(game_id).board
+        out = cli("pause", game_id).stdout
+        assert out.startswith("v2 pause: clock stopped, board hidden  playing  mines left 10")
+        paused = client.get(game_id)
+        assert paused.paused and all(set(row) == {"#"} for row in paused.board)
+        refused = cli("reveal", game_id, "0", "0", check=False)
+        assert refused.returncode == 1 and "(paused)" in refused.stderr
+        for command_ in ("hint", "flag"):
+            args = [game_id] if command_ == "hint" else [game_id, "0", "0"]
+            assert "(paused)" in cli(command_, *args, check=False).stderr
+        diff = msgspec.json.decode(cli("resume", game_id, "--json").stdout, type=Diff)
+        assert (diff.version, diff.move.action, diff.move.x, diff.move.y) == (3, "resume",
+                                                                              None, None)
+        assert client.get(game_id).board == board
+        out = cli("pause", game_id, "--json").stdout
+        assert msgspec.json.decode(out, type=Diff).move.action == "pause"
+        out = cli("resume", game_id).stdout
+        assert out.startswith("v5 resume: clock running, board shown")
+        assert "\n".join(board) in out  # the board is back, and printed
+
+
+def test_replay_after_a_loss(cli: Any, live_server: str) -> None:
+    with Client(live_server) as client:
+        mines = mines_of(client, seed=312, preset="beginner")
+    game_id = new_game(cli, "--seed", "312", "--player", "cli-replay").game.id
+    mx, my = sorted(mines)[-1]
+    cli("flag", game_id, str(mx), str(my), "--mark", "flag")  # before the clock starts
+    cli("reveal", game_id, *map(str, FIRST))
+    early = cli("replay", game_id, check=False)
+    assert early.returncode == 1 and "(game_in_progress)" in early.stderr
+    cli("pause", game_id)
+    cli("resume", game_id)
+    fx, fy = fatal = sorted(mines)[0]
+    cli("reveal", game_id, *map(str, fatal))
+    lines = cli("replay", game_id).stdout.splitlines()
+    assert re.fullmatch(rf"game {game_id}  beginner 9x9, 10 mines  lost in \d+\.\ds", lines[0])
+    assert lines[1] == "player cli-replay  seed 312"
+    assert lines[2] == "5 moves (time from the first reveal):"
+    moves = [line.split() for line in lines[3:8]]
+    assert [m[0] for m in moves] == ["v1", "v2", "v3", "v4", "v5"]
+    assert [m[2:] for m in moves] == [["flag", f"{mx},{my}", "(flag)"], ["reveal", "4,4"],
+                                      ["pause"], ["resume"], ["reveal", f"{fx},{fy}"]]
+    times = [float(m[1].rstrip("s")) for m in moves]
+    assert times[0] < 0 and times[1] == 0.0 and times == sorted(times)
+    assert lines[8] == "mines (* mine, . safe, X the fatal click):"
+    layout = lines[9:18]
+    assert {(x, y) for y, row in enumerate(layout) for x, c in enumerate(row) if c in "*X"} \
+        == mines
+    assert layout[fy][fx] == "X" and "".join(layout).count("X") == 1
+    assert lines[18] == f"the fatal click at {fx},{fy} was a mistake: a cell was certainly safe"
+    assert lines[19].startswith("clicks 3 (") and lines[19].endswith("unassisted")
+    replay = msgspec.json.decode(cli("replay", game_id, "--json").stdout, type=Replay)
+    assert replay.fatal is not None and not replay.fatal.forced_guess
+    assert len(replay.moves) == 5 and replay.complete
+
+
+def test_replay_of_a_forced_guess(cli: Any, live_server: str) -> None:
+    with Client(live_server) as client:
+        mines = mines_of(client, seed=313, preset="beginner", first_click="none")
+    game_id = new_game(cli, "--seed", "313", "--first-click", "none").game.id
+    x, y = sorted(mines)[-1]
+    cli("reveal", game_id, str(x), str(y))
+    out = cli("replay", game_id).stdout
+    assert f"the fatal click at {x},{y} was a forced guess: no cell was certainly safe" in out
+    assert "1 move (time from the first reveal):" in out
+
+
+def test_leaderboard_after_a_win(cli: Any, live_server: str) -> None:
+    name = f"cli-{secrets.token_hex(4)}"
+    with httpx.Client(base_url=live_server, timeout=30) as http:
+        game_id, _ = solve.win(http, preset="beginner", player=name)
+    board = msgspec.json.decode(
+        cli("leaderboard", "beginner", "--limit", "100", "--json").stdout, type=Leaderboard
+    )
+    entry = next((e for e in board.entries if e.game_id == game_id), None)
+    if entry is None:  # a board shared with other tests, full of faster times
+        assert len(board.entries) == 100
+        return
+    lines = cli("leaderboard", "beginner", "--limit", "100").stdout.splitlines()
+    assert lines[0] == "beginner, classic: best times"
+    assert lines[1].split() == ["rank", "time", "3BV", "3BV/s", "player", "when"]
+    row = lines[1 + entry.rank].split()
+    assert row[0] == str(entry.rank) and row[4] == name
+    assert row[1] == f"{entry.elapsed_ms / 1000:.3f}s" and row[2] == str(entry.bbbv)
+    assert " ".join(row[5:]) == entry.ended_at[:16].replace("T", " ")
+    top = cli("leaderboard", "beginner", "--limit", "1").stdout.splitlines()
+    assert top[:3] == lines[:3] and len(top) == 3
+
+
+def test_leaderboard_options(cli: Any) -> None:
+    out = cli("leaderboard", "expert", "--no-guess", "--date", "2001-01-01").stdout
+    assert out.splitlines() == ["daily board of 2001-01-01: expert, no-guess: best times",
+                                "no wins yet"]
+    today = datetime.now(UTC).date().isoformat()
+    board = msgspec.json.decode(
+        cli("leaderboard", "intermediate", "--date", "today", "--json").stdout, type=Leaderboard
+    )
+    assert board.date in (today, datetime.now(UTC).date().isoformat())
+    assert (board.preset, board.no_guess) == ("intermediate", False)
+    bad = cli("leaderboard", "expert", "--date", "yesterday", check=False)
+    assert bad.returncode == 2 and "not a date" in bad.stderr
+    assert cli("leaderboard", "huge", check=False).returncode == 2
+    too_many = cli("leaderboard", "expert", "--limit", "1000", check=False)
+    assert too_many.returncode == 1 and "(invalid_request)" in too_many.stderr
+
+
+def test_new_daily_no_guess_and_player(cli: Any, live_server: str) -> None:
+    created = new_game(cli, "--daily", "beginner", "--no-guess", "--player", "cli player")
+    v = created.game
+    assert v.daily == v.created_at[:10] and v.preset == "beginner" and v.no_guess
+    assert v.player == "cli player" and v.status == "playing" and v.started_at is None
+    out = cli("new", "--daily", "beginner", "--no-guess").stdout
+    assert out.splitlines()[0].endswith("beginner 9x9, 10 mines  (token saved)")
+    assert "\n".join(v.board) in out  # the day's board, the same start for everyone
+    cli("reveal", created.game.id, *map(str, next(
+        (x, y) for y, row in enumerate(v.board) for x, c in enumerate(row) if c == "0")))
+    plain = new_game(cli, "--no-guess", "--player", "someone")
+    assert plain.game.no_guess and plain.game.daily is None and plain.game.player == "someone"
+    for extra in (["--seed", "1"], ["--preset", "expert"], ["--first-click", "safe"],
+                  ["--width", "9"]):
+        mixed = cli("new", "--daily", "expert", *extra, check=False)
+        assert mixed.returncode == 2 and "--daily" in mixed.stderr
+    bad_name = cli("new", "--player", "no/slashes", check=False)
+    assert bad_name.returncode == 1 and "(invalid_request)" in bad_name.stderr
+
+
+def test_watch_prints_pause_and_resume(live_server: str, cli_env: dict[str, str]) -> None:
+    with Client(live_server) as client:
+        mines = mines_of(client, seed=314, preset="beginner")
+        game = client.new_game("beginner", seed=314)
+        client.reveal(game, *FIRST)
+        board = game.view.board
+        proc = watch(live_server, cli_env, game.id, "--board")
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().startswith(f"game {game.id}")  # subscribed
+            client.pause(game)
+            client.resume(game)
+            client.flag(game, *safe_cells(game, mines)[0])
+            client.reveal(game, *sorted(mines)[0])
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+    assert proc.returncode == 0, err
+    # What came before the pause may have been read with the first line: look from it on.
+    lines = out.splitlines()
+    paused = lines.index(next(line for line in lines if line.startswith("v2 pause")))
+    assert lines[paused].startswith("v2 pause: clock stopped, board hidden  playing")
+    assert lines[paused + 1:paused + 10] == ["#" * 9] * 9  # what a watcher sees while paused
+    assert lines[paused + 11].startswith("playing (paused)  mines left 10")
+    assert lines[paused + 12].startswith("v3 resume: clock running, board shown  playing")
+    assert lines[paused + 13:paused + 22] == board
+    assert any(line.startswith("v5 reveal") and "lost" in line for line in lines)
+    assert lines[-2].startswith("Boom!")

@@ -2,7 +2,10 @@
 
     minesweeper new --preset expert
     minesweeper reveal GAME 4 4
+    minesweeper hint GAME
     minesweeper watch GAME
+    minesweeper replay GAME
+    minesweeper leaderboard expert
     minesweeper play
 """
 
@@ -14,6 +17,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
 from typing import Any
 
 import httpx
@@ -34,8 +38,21 @@ __all__ = ["main"]
 _json = msgspec.json.Encoder()
 
 
+PRESETS = ["beginner", "intermediate", "expert"]
+
+
 class Usage(Exception):
     """A mistake on the command line that argparse cannot see."""
+
+
+def _date(value: str) -> str:
+    """``--date``: YYYY-MM-DD, or ``today`` (in UTC, as the service dates daily boards)."""
+    if value == "today":
+        return datetime.now(UTC).date().isoformat()
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from None
 
 
 # ---- arguments ---------------------------------------------------------------------------
@@ -62,18 +79,21 @@ def _parser() -> argparse.ArgumentParser:
         return commands.add_parser(name, parents=[shared], help=help, description=help)
 
     def board_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--preset", choices=["beginner", "intermediate", "expert"])
+        p.add_argument("--preset", choices=PRESETS)
         p.add_argument("--width", type=int)
         p.add_argument("--height", type=int)
         p.add_argument("--mines", type=int)
         p.add_argument("--seed", type=int, help="the same seed gives the same board")
-        p.add_argument("--first-click", choices=["zero", "safe", "none"], default="zero",
+        p.add_argument("--first-click", choices=["zero", "safe", "none"],
                        help="what the first reveal is sure to hit (default: zero)")
         p.add_argument("--no-guess", action="store_true",
                        help="a board that can be solved without guessing")
         p.add_argument("--question-marks", action="store_true",
                        help="flag cycles hidden -> flag -> question")
         p.add_argument("--player", help="the name shown on leaderboards")
+        p.add_argument("--daily", choices=PRESETS, metavar="PRESET",
+                       help="today's board of PRESET: the same mines for everyone, a start "
+                            "already open, a leaderboard of its own")
 
     def game_argument(p: argparse.ArgumentParser, *, token: bool = True) -> None:
         p.add_argument("game", metavar="GAME", help="game id")
@@ -98,6 +118,21 @@ def _parser() -> argparse.ArgumentParser:
                       help="set this mark instead of cycling")
     move_arguments(command("chord", "reveal around a number whose mines are all flagged"))
     game_argument(command("reset", "start a new game with the same settings"))
+    game_argument(command("hint", "suggest the next cell and say why (the game becomes "
+                                  "assisted and leaves the leaderboards)"))
+    game_argument(command("pause", "stop the clock and hide the board"))
+    game_argument(command("resume", "start the clock again and show the board"))
+    game_argument(command("replay", "a finished game: its moves with their times, the mines, "
+                                    "and whether a losing click was a forced guess"),
+                  token=False)
+    board = command("leaderboard", "the best times of won games played without hints")
+    board.add_argument("preset", metavar="PRESET", choices=PRESETS,
+                       help=", ".join(PRESETS))
+    board.add_argument("--no-guess", action="store_true", help="the no-guess boards' times")
+    board.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
+                       help="the daily board of that day (or 'today')")
+    board.add_argument("--limit", type=int, default=10, metavar="N",
+                       help="how many places, 1 to 100 (default 10)")
     watch = command("watch", "print a game's moves as they happen")
     game_argument(watch, token=False)
     watch.add_argument("--since", type=int, metavar="VERSION",
@@ -136,9 +171,9 @@ class Cli:
             raise Usage(f"no saved token for game {self.args.game}; pass --token")
         return token
 
-    def board(self, client: Client, game_id: str) -> None:
+    def board(self, client: Client, game_id: str, mark: tuple[int, int] | None = None) -> None:
         board, _, status = client.board_text(game_id).rstrip("\n").rpartition("\n\n")
-        for line in text.board_lines(board.splitlines(), self.colour):
+        for line in text.board_lines(board.splitlines(), self.colour, mark):
             self.out(line)
         self.out()
         self.out(status)
@@ -154,10 +189,13 @@ class Cli:
         custom = (a.width, a.height, a.mines)
         if a.preset and any(v is not None for v in custom):
             raise Usage("give --preset or --width/--height/--mines, not both")
+        if a.daily and (a.preset or any(v is not None for v in (*custom, a.seed, a.first_click))):
+            raise Usage("--daily is the day's own board: no --preset, size, --seed or "
+                        "--first-click with it")
         return dict(
             preset=a.preset, width=a.width, height=a.height, mines=a.mines, seed=a.seed,
-            first_click=a.first_click, no_guess=a.no_guess,
-            question_marks=a.question_marks, player=a.player,
+            first_click=a.first_click or "zero", no_guess=a.no_guess,
+            question_marks=a.question_marks, player=a.player, daily=a.daily,
         )
 
     def created(self, game: Game) -> None:
@@ -205,6 +243,44 @@ class Cli:
 
     reveal = flag = chord = move
 
+    def hint(self, client: Client) -> None:
+        hint = client.hint(self.args.game, token=self.token())
+        if self.json:
+            self.dump(hint)
+            return
+        self.out(text.hint_line(hint))
+        self.board(client, self.args.game, mark=(hint.x, hint.y))
+
+    def pause(self, client: Client) -> None:
+        a = self.args
+        act = client.pause if a.command == "pause" else client.resume
+        diff = act(a.game, token=self.token())
+        if self.json:
+            self.dump(diff)
+            return
+        self.out(text.diff_line(diff))
+        if a.command == "resume":
+            self.board(client, a.game)
+
+    resume = pause
+
+    def replay(self, client: Client) -> None:
+        replay = client.replay(self.args.game)
+        if self.json:
+            self.dump(replay)
+            return
+        for line in text.replay_lines(replay):
+            self.out(line)
+
+    def leaderboard(self, client: Client) -> None:
+        a = self.args
+        board = client.leaderboard(a.preset, no_guess=a.no_guess, date=a.date, limit=a.limit)
+        if self.json:
+            self.dump(board)
+            return
+        for line in text.leaderboard_lines(board):
+            self.out(line)
+
     async def watch(self) -> None:
         a = self.args
         game_id, since = a.game, a.since
@@ -242,6 +318,7 @@ class Cli:
                     if isinstance(message, Diff) and not a.board:
                         self.show_view(view)
                     self.out(text.outcome(view) or "")
+                    self.out(text.stats_line(view.stats))
                 return None
         return None
 
@@ -283,6 +360,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Usage as exc:
         print(f"minesweeper: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # Whoever read the output stopped (``| head``): not the service's fault. Point
+        # stdout at nothing so flushing it on the way out raises nothing more.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (httpx.TransportError, OSError) as exc:
         print(f"minesweeper: cannot reach {cli.url}: {exc}", file=sys.stderr)
         return 1

@@ -6,7 +6,7 @@ import os
 from datetime import datetime
 from typing import TextIO
 
-from service.wire import Diff, GameView
+from service.wire import Diff, GameView, Hint, Leaderboard, Replay, Stats
 
 RESET = "\x1b[0m"
 # The classic colours of the numbers, then the marks.
@@ -38,10 +38,22 @@ def paint(char: str, colour: bool) -> str:
     return f"{style}{char}{RESET}" if style else char
 
 
-def board_lines(board: list[str], colour: bool) -> list[str]:
+REVERSE = "\x1b[7m"
+
+
+def board_lines(
+    board: list[str], colour: bool, mark: tuple[int, int] | None = None
+) -> list[str]:
+    """Rows to print; with colour, the cell ``mark`` (x, y) stands out in reverse video."""
     if not colour:
         return list(board)
-    return ["".join(paint(c, True) for c in row) for row in board]
+    lines = []
+    for y, row in enumerate(board):
+        cells = [paint(c, True) for c in row]
+        if mark is not None and mark[1] == y and 0 <= mark[0] < len(row):
+            cells[mark[0]] = f"{REVERSE}{row[mark[0]]}{RESET}"
+        lines.append("".join(cells))
+    return lines
 
 
 def millis(stamp: str) -> int:
@@ -53,14 +65,20 @@ def seconds(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
 
 
+def when(stamp: str) -> str:
+    """An RFC 3339 timestamp from the service to the minute: ``2026-11-21 14:32``."""
+    return stamp[:16].replace("T", " ")
+
+
 def describe(view: GameView) -> str:
     kind = view.preset or "custom"
     return f"{kind} {view.width}x{view.height}, {view.mines} mines"
 
 
 def status_line(view: GameView) -> str:
+    status = f"{view.status} (paused)" if view.paused else view.status
     return (
-        f"{view.status}  mines left {view.mines_left}  time {seconds(view.elapsed_ms)}  "
+        f"{status}  mines left {view.mines_left}  time {seconds(view.elapsed_ms)}  "
         f"version {view.version}"
     )
 
@@ -68,8 +86,14 @@ def status_line(view: GameView) -> str:
 def diff_line(diff: Diff) -> str:
     move = diff.move
     where = f" {move.x},{move.y}" if move.x is not None and move.y is not None else ""
+    if move.mark is not None:  # a flag move that set this mark rather than cycling
+        where += f" ({move.mark})"
     changed = f"{len(diff.cells)} cell{'' if len(diff.cells) == 1 else 's'}"
-    if not diff.cells:
+    if move.action == "pause":
+        changed = "clock stopped, board hidden"
+    elif move.action == "resume":
+        changed = "clock running, board shown"
+    elif not diff.cells:
         changed = "no change"
     return (
         f"v{diff.version} {move.action}{where}: {changed}  {diff.status}  "
@@ -78,16 +102,107 @@ def diff_line(diff: Diff) -> str:
 
 
 def outcome(view: GameView) -> str | None:
-    """The end-of-game message, or ``None`` while the game goes on."""
+    """The end-of-game message, or ``None`` while the game goes on; :func:`stats_line`
+    has the numbers."""
     if view.status not in ("won", "lost"):
         return None
     took = seconds(view.elapsed_ms)
     if view.status == "lost":
         return f"Boom! You hit a mine after {took}."
-    s = view.stats
-    extra = [f"3BV {s.bbbv}"] if s.bbbv is not None else []
-    if s.bbbv_per_second is not None:
-        extra.append(f"3BV/s {s.bbbv_per_second:.2f}")
-    if s.efficiency is not None:
-        extra.append(f"efficiency {s.efficiency:.0%}")
-    return f"You won in {took}!" + (f" ({', '.join(extra)})" if extra else "")
+    return f"You won in {took}!"
+
+
+def stats_line(stats: Stats) -> str:
+    """Clicks, 3BV (cleared of the board's, after a loss), 3BV/s, efficiency, and whether
+    hints were used: ``clicks 21 (17 useful)  3BV 16  3BV/s 1.42  efficiency 76%  unassisted``."""
+    c = stats.clicks
+    parts = [f"clicks {c.total} ({c.useful} useful)"]
+    if stats.bbbv is not None:
+        done = "" if stats.bbbv_done == stats.bbbv else f"{stats.bbbv_done}/"
+        parts.append(f"3BV {done}{stats.bbbv}")
+    if stats.bbbv_per_second is not None:
+        parts.append(f"3BV/s {stats.bbbv_per_second:.2f}")
+    if stats.efficiency is not None:
+        parts.append(f"efficiency {stats.efficiency:.0%}")
+    if stats.assisted:
+        parts.append(f"assisted ({stats.hints} hint{'' if stats.hints == 1 else 's'})")
+    else:
+        parts.append("unassisted")
+    return "  ".join(parts)
+
+
+def hint_line(hint: Hint) -> str:
+    what = {"safe": "is safe", "mine": "is a mine", "guess": "is the safest guess"}[hint.kind]
+    return f"hint: {hint.x},{hint.y} {what}: {hint.reason}"
+
+
+def _offset(ms: int) -> str:
+    return f"{ms / 1000:+.3f}s" if ms < 0 else f"{ms / 1000:.3f}s"
+
+
+def replay_lines(replay: Replay) -> list[str]:
+    """A finished game as text: what it was, every move with its time, the mines, the
+    fatal click of a loss (a forced guess, or a mistake) and the stats."""
+    r = replay
+    kind = r.preset or "custom"
+    head = f"game {r.id}  {kind} {r.width}x{r.height}, {r.mines} mines  {r.status}"
+    if r.started_at is not None:
+        head += f" in {seconds(r.elapsed_ms)}"
+    details = [f"seed {r.seed}"]
+    if r.player:
+        details.insert(0, f"player {r.player}")
+    if r.daily:
+        details.append(f"daily board of {r.daily}")
+    if r.no_guess:
+        details.append("no-guess")
+    if r.question_marks:
+        details.append("question marks")
+    lines = [head, "  ".join(details)]
+    if r.opened:
+        lines.append(f"{len(r.opened)} cells were open at the start")
+    # Times from the first reveal, when the clock started: flags before it come out negative.
+    start = millis(r.started_at or r.created_at)
+    lines.append(f"{len(r.moves)} move{'' if len(r.moves) == 1 else 's'} "
+                 f"(time from the first reveal):")
+    if not r.complete:
+        lines.append("  (the oldest moves of this long game are no longer kept)")
+    width = len(str(r.moves[-1].version)) if r.moves else 1
+    for m in r.moves:
+        where = f" {m.x},{m.y}" if m.x is not None and m.y is not None else ""
+        if m.mark is not None:
+            where += f" ({m.mark})"
+        offset = _offset(millis(m.at) - start)
+        lines.append(f"  v{m.version:<{width}}  {offset:>9}  {m.action}{where}")
+    rows = [list(row) for row in r.layout]
+    legend = "* mine, . safe"
+    if r.fatal is not None:
+        rows[r.fatal.y][r.fatal.x] = "X"
+        legend += ", X the fatal click"
+    lines.append(f"mines ({legend}):")
+    lines += ["".join(row) for row in rows]
+    if r.fatal is not None:
+        f = r.fatal
+        judged = (
+            "a forced guess: no cell was certainly safe" if f.forced_guess
+            else "a mistake: a cell was certainly safe"
+        )
+        lines.append(f"the fatal click at {f.x},{f.y} was {judged}")
+    lines.append(stats_line(r.stats))
+    return lines
+
+
+def leaderboard_lines(board: Leaderboard) -> list[str]:
+    kind = "no-guess" if board.no_guess else "classic"
+    title = f"{board.preset}, {kind}"
+    if board.date:
+        title = f"daily board of {board.date}: {title}"
+    lines = [f"{title}: best times"]
+    if not board.entries:
+        return [*lines, "no wins yet"]
+    lines.append(f"{'rank':>4}  {'time':>9}  {'3BV':>4}  {'3BV/s':>6}  {'player':<24}  when")
+    for e in board.entries:
+        lines.append(
+            f"{e.rank:>4}  {e.elapsed_ms / 1000:>8.3f}s  {e.bbbv:>4}  "
+            f"{e.bbbv_per_second:>6.2f}  {e.player:<24}  {when(e.ended_at)}"
+        )
+    return lines
