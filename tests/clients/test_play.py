@@ -9,6 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from minesweeper import Client
+from minesweeper.play import HELP
 from minesweeper.tokens import TokenStore
 
 from .conftest import FIRST, command, mines_of, safe_cells
@@ -89,7 +90,7 @@ def test_move_reveal_flag_chord_quit(
     t.expect("mines left 9   ")
     assert client.get(game_id).board[hidden[1]][hidden[0]] == "F"
     assert hidden[0] < 8 and hidden[1] < 8
-    t.send("lhjk")  # vi keys move too: right, left, down, up, back where it was
+    t.send("dasw")  # wasd move too: right, left, down, up, back where it was
     t.send("c")  # a chord on a flag changes nothing, and says nothing
     t.send("f")
     t.expect("mines left 10   ")
@@ -114,6 +115,7 @@ def test_win_then_new_game(
             t.send(" ")
             client.reveal(game, x, y)
     t.expect(r"You won in \d+\.\ds!")
+    t.expect(r"clicks \d+ \(\d+ useful\)  3BV \d+  3BV/s [\d.]+  efficiency \d+%  unassisted")
     t.expect("won")
     assert client.get(game_id).board == game.view.board
     t.send(" ")
@@ -136,6 +138,7 @@ def test_lose(
     t.go(*sorted(mines)[0])
     t.send(" ")
     t.expect(r"Boom! You hit a mine after \d+\.\ds\.")
+    t.expect(r"clicks 2 \(2 useful\)  3BV \d+/\d+  .*unassisted")
     t.quit()
     view = client.get(game_id)
     assert view.status == "lost"
@@ -171,3 +174,105 @@ def test_spectator_without_a_token(
     t.expect("watching only")
     t.quit()
     assert client.get(game.id).version == 0
+
+
+HINT = re.compile(r"hint: (\d+),(\d+) (is safe|is a mine|is the safest guess): ([^\x1b\r\n]+)")
+UNDERLINE, REVERSE, ON_GREEN = "\x1b[4m", "\x1b[7m", "\x1b[30;42m"
+
+
+def test_hint_key_then_win(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    """h lights the next cell, puts the cursor on it and says why; the win that follows
+    shows on the end screen as assisted."""
+    mines = mines_of(client, seed=405, preset="beginner")
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "405")
+    game_id = t.expect(GAME_ID).group(1)
+    t.send(" ")
+    t.expect("playing")
+    t.send("h")
+    hint = t.expect(HINT.pattern)
+    x, y, kind = int(hint.group(1)), int(hint.group(2)), hint.group(3)
+    # The hinted cell, under the cursor now: underlined (no colours here) and reversed.
+    assert re.search(re.escape(UNDERLINE + REVERSE) + "[·.]", str(t.child.before))
+    view = client.get(game_id)
+    assert view.board[y][x] == "#" and view.stats.hints == 1 and view.stats.assisted
+    assert kind == "is safe" and (x, y) not in mines  # this seed's first hint
+    t.cursor = (x, y)
+    t.send(" ")  # the cursor is on it: reveal it
+    t.expect("mines left 10")
+    game = client.new_game("beginner", seed=405)  # a twin, to see what the player sees
+    client.reveal(game, *FIRST)
+    client.reveal(game, x, y)
+    for cx, cy in safe_cells(game, mines):
+        if game[cx, cy] == "#":
+            t.go(cx, cy)
+            t.send(" ")
+            client.reveal(game, cx, cy)
+    t.expect(r"You won in \d+\.\ds!")
+    t.expect(r"efficiency \d+%  assisted \(1 hint\)")
+    t.send("h")
+    t.expect("the game is over: n for a new game, q to quit")
+    out = t.quit()
+    assert f"game {game_id}: You won in" in out and "assisted (1 hint)" in out
+    assert client.get(game_id).stats.hints == 1
+
+
+def test_hint_in_colour_and_for_a_watcher(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    colour = {k: v for k, v in cli_env.items() if k != "NO_COLOR"}
+    t = open_terminal(terminals, live_server, colour, "--seed", "406")
+    t.expect("reveal a cell to start")
+    t.send("dds")  # away from the middle, where the first hint will take the cursor back
+    t.send("h")
+    t.expect("hint: 4,4 is safe: the first click never hits a mine")
+    assert ON_GREEN + REVERSE in str(t.child.before)  # a safe cell lights up green
+    t.quit()
+    game = client.new_game("beginner")
+    watcher = open_terminal(terminals, live_server, cli_env, game.id)
+    watcher.expect("reveal a cell to start")
+    watcher.send("h")
+    watcher.expect("watching only")
+    watcher.send("p")
+    watcher.expect("watching only")
+    watcher.quit()
+    view = client.get(game.id)
+    assert view.stats.hints == 0 and not view.paused
+
+
+def test_pause_key(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str], client: Client
+) -> None:
+    """p hides the board and stops the clock, here and for everyone; a resume from
+    elsewhere shows up live; moves wait."""
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "407")
+    game_id = t.expect(GAME_ID).group(1)
+    token = TokenStore(Path(cli_env["MINESWEEPER_TOKENS"])).get(game_id)
+    t.send(" ")
+    t.expect("playing")
+    board = client.get(game_id).board
+    t.send("p")
+    # The whole frame, from the status line to the help: no cell of the board in it.
+    frame = t.expect(r"time (\d+)   paused\x1b\[K(.*?)" + re.escape(HELP))
+    body = frame.group(2)
+    assert "paused: the clock is stopped; p resumes" in body
+    assert not re.search(r"[0-9#·.]", body), body
+    view = client.get(game_id)
+    assert view.paused and view.version == 2
+    t.send(" ")
+    t.expect("the game is paused: p to resume")
+    t.send("f")
+    t.expect("the game is paused: p to resume")
+    assert client.get(game_id).version == 2  # nothing was sent
+    client.resume(game_id, token=token)  # from elsewhere: the screen follows
+    t.expect(r"time \d+   playing\x1b\[K")
+    first_row = " ".join({"#": "[·.]", "0": " "}.get(c, c) for c in board[0])
+    t.expect(" " + first_row + re.escape("\x1b[K"))  # the board is back
+    t.send("p")
+    t.expect(r"time \d+   paused")
+    t.send("p")
+    t.expect(r"time \d+   playing")
+    assert f"game {game_id}: playing  mines left 10" in t.quit()
+    view = client.get(game_id)
+    assert not view.paused and view.version == 5 and view.stats.hints == 0

@@ -14,13 +14,16 @@ import shutil
 import signal
 import sys
 import termios
+import textwrap
 import time
 import tty
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Any, Literal
 
-from service.wire import Diff, Heartbeat, Reset, Snapshot
+import httpx
+
+from service.wire import Diff, Heartbeat, Hint, Reset, Snapshot
 
 from . import text
 from .aio import AsyncClient
@@ -31,13 +34,18 @@ from .tokens import TokenStore
 
 __all__ = ["play"]
 
-HELP = "arrows/hjkl move  space/enter reveal  f flag  c chord  n new  q quit"
+HELP = "arrows/wasd move  space reveal  f flag  c chord  h hint  p pause  n new  q quit"
 _ARROWS = {b"A": "up", b"B": "down", b"C": "right", b"D": "left"}
 _STEPS = {
     "up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0),
-    "k": (0, -1), "j": (0, 1), "h": (-1, 0), "l": (1, 0),
+    "w": (0, -1), "s": (0, 1), "a": (-1, 0), "d": (1, 0),
 }
-REVERSE = "\x1b[7m"
+REVERSE = text.REVERSE
+# A hinted cell: green when safe, red for a mine, yellow for a guess; underlined without colour.
+HINTED = {"safe": "\x1b[30;42m", "mine": "\x1b[30;41m", "guess": "\x1b[30;43m"}
+UNDERLINE = "\x1b[4m"
+# The network failing under a request: the service is not there, or stopped answering.
+_UNREACHABLE = (OSError, httpx.TransportError, TimeoutError)
 
 
 def keys(data: bytes) -> Iterator[str]:
@@ -102,6 +110,7 @@ class Player:
         self.message = ""
         self.offset_ms = 0  # server clock minus ours
         self.live: LiveGame | None = None
+        self.hint: Hint | None = None  # shown until the board changes
         self.done = False
         self._switch = asyncio.Event()
 
@@ -181,6 +190,10 @@ class Player:
             await self.move("flag")
         elif key == "c":
             await self.move("chord")
+        elif key == "h":
+            await self.ask_hint()
+        elif key == "p":
+            await self.toggle_pause()
         elif key == "n":
             await self.new_game()
         elif key in ("q", "\x1b"):
@@ -188,12 +201,21 @@ class Player:
             return
         self.draw()
 
-    async def move(self, action: Literal["reveal", "flag", "chord"]) -> None:
+    def refused(self) -> bool:
+        """Whether this terminal cannot play right now, with the reason in the message."""
         if self.game.token is None:
             self.message = "watching only: no token for this game here (pass --token)"
-            return
-        if self.game.finished:
+        elif self.game.finished:
             self.message = "the game is over: n for a new game, q to quit"
+        else:
+            return False
+        return True
+
+    async def move(self, action: Literal["reveal", "flag", "chord"]) -> None:
+        if self.refused():
+            return
+        if self.game.paused:
+            self.message = "the game is paused: p to resume"
             return
         assert self.live is not None
         x, y = self.cursor
@@ -215,8 +237,48 @@ class Player:
 
     async def absorb(self, diff: Diff) -> None:
         self.sync_clock(diff.move.at)
+        if diff.cells:
+            self.hint = None
         if not self.game.apply(diff):
             await self.client.get(self.game)
+
+    async def ask_hint(self) -> None:
+        """Ask the service for the next cell: the cursor goes to it, the cell is lit by
+        kind and the message says why. The game then counts as assisted."""
+        if self.refused():
+            return
+        if self.game.paused:
+            self.message = "the game is paused: p to resume"
+            return
+        try:
+            hint = await self.client.hint(self.game)
+        except ApiError as exc:
+            self.message = exc.detail
+            return
+        except _UNREACHABLE as exc:
+            self.message = f"no hint: {exc or 'timed out'}"
+            return
+        self.hint = hint
+        self.cursor = (hint.x, hint.y)
+        self.message = text.hint_line(hint)
+
+    async def toggle_pause(self) -> None:
+        """Pause (the clock stops, the board is hidden everywhere) or resume."""
+        if self.refused():
+            return
+        try:
+            if self.game.paused:
+                diff = await self.client.resume(self.game)
+            else:
+                diff = await self.client.pause(self.game)
+        except ApiError as exc:
+            self.message = exc.detail
+            return
+        except _UNREACHABLE as exc:
+            self.message = f"the game could not be paused or resumed: {exc or 'timed out'}"
+            return
+        self.sync_clock(diff.move.at)
+        self.message = "paused: p to resume" if self.game.paused else ""
 
     async def new_game(self) -> None:
         old = self.game
@@ -231,13 +293,14 @@ class Player:
                     first_click=v.first_click, no_guess=v.no_guess,
                     question_marks=v.question_marks, player=v.player,
                 )
-        except (ApiError, OSError) as exc:
+        except (ApiError, *_UNREACHABLE) as exc:
             self.message = f"no new game: {exc}"
             return
         assert game.token is not None
         with contextlib.suppress(OSError):  # playing on matters more than remembering
             self.tokens.put(game.id, game.token, self.client.base_url)
         self.game = game
+        self.hint = None
         self.message = "new game"
         x, y = self.cursor
         self.cursor = (min(x, game.view.width - 1), min(y, game.view.height - 1))
@@ -249,42 +312,64 @@ class Player:
         self.offset_ms = text.millis(stamp) - time.time_ns() // 1_000_000
 
     def elapsed_ms(self) -> int:
+        """The game's time now: the service's count as of the view, plus the time since
+        then unless the game is over or paused (paused time does not count)."""
         v = self.game.view
         if v.started_at is None:
             return 0
-        if v.ended_at is not None:
+        if v.ended_at is not None or v.paused:
             return v.elapsed_ms
         server_now = time.time_ns() // 1_000_000 + self.offset_ms
-        return max(server_now - text.millis(v.started_at), v.elapsed_ms)
+        return v.elapsed_ms + max(server_now - text.millis(v.server_time), 0)
 
     # ---- the screen -----------------------------------------------------------------------
 
     def draw(self) -> None:
         v = self.game.view
         columns, lines = Terminal.size()
-        rows, cols = max(lines - 7, 1), max((columns - 2) // 2, 1)
+        finished = v.status in ("won", "lost")
+        # The end screen: how it went, then the numbers (hints used included).
+        footer = ["", text.outcome(v) or "", text.stats_line(v.stats) if finished else ""]
+        footer += textwrap.wrap(self.message, max(columns - 1, 20), max_lines=2) or [""]
+        footer.append(HELP)
+        header = 3
+        rows, cols = max(lines - header - len(footer), 1), max((columns - 2) // 2, 1)
         self.scroll(rows, cols)
         left, top = self.origin
         seconds = self.elapsed_ms() // 1000
         state = {"ready": "reveal a cell to start"}.get(v.status, v.status)
+        if v.paused:
+            state = "paused"
         out = [
             f"Minesweeper  {text.describe(v)}  game {v.id}",
             f"mines left {v.mines_left}   time {seconds}   {state}",
             "",
         ]
-        for y in range(top, min(top + rows, v.height)):
-            row = v.board[y]
-            xs = range(left, min(left + cols, v.width))
-            out.append(" " + " ".join(self.cell(row[x], (x, y) == self.cursor) for x in xs))
-        out += ["", text.outcome(v) or "", self.message, HELP]
+        shown = range(top, min(top + rows, v.height))
+        if v.paused:
+            # Nothing of the board while paused, not even the hidden cells' layout.
+            blank = [""] * len(shown)
+            blank[len(blank) // 2] = "   paused: the clock is stopped" + (
+                "; p resumes" if self.game.token else "")
+            out += blank
+        else:
+            for y in shown:
+                row = v.board[y]
+                xs = range(left, min(left + cols, v.width))
+                out.append(" " + " ".join(self.cell(row[x], x, y) for x in xs))
+        out += footer
         # Home, each line then clear to its end, then clear below: no flicker, no leftovers.
         Terminal.write("\x1b[H" + "\x1b[K\n".join(out) + "\x1b[K\x1b[J")
 
-    def cell(self, char: str, here: bool) -> str:
+    def cell(self, char: str, x: int, y: int) -> str:
         shown = {"#": self.hidden, "0": " "}.get(char, char)
-        if here:
-            return f"{REVERSE}{shown}{text.RESET}"
-        style = text.STYLES.get(char) if self.colour else None
+        style = ""
+        if self.hint is not None and (x, y) == (self.hint.x, self.hint.y):
+            style = HINTED[self.hint.kind] if self.colour else UNDERLINE
+        if (x, y) == self.cursor:
+            style += REVERSE
+        if not style and self.colour:
+            style = text.STYLES.get(char, "")
         return f"{style}{shown}{text.RESET}" if style else shown
 
     def scroll(self, rows: int, cols: int) -> None:
@@ -310,7 +395,10 @@ async def _play(
         with Terminal():
             await player.run()
         v = player.game.view
-        return f"game {v.id}: " + (text.outcome(v) or text.status_line(v))
+        outcome = text.outcome(v)
+        if outcome is None:
+            return f"game {v.id}: {text.status_line(v)}"
+        return f"game {v.id}: {outcome}\n{text.stats_line(v.stats)}"
 
 
 def play(
