@@ -252,7 +252,7 @@ def receive_all(ws: ClientConnection, until_id: Any = None) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     while True:
         try:
-            raw = ws.recv(timeout=5 if until_id is not None else 0.05)
+            raw = ws.recv(timeout=10 if until_id is not None else 0.05)
         except TimeoutError:
             assert until_id is None, f"no answer to {until_id!r}"
             return out

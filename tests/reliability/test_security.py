@@ -535,6 +535,8 @@ async def test_a_token_works_only_on_its_own_game(
 # ---- guessing is rate limited --------------------------------------------------------------
 
 FAILURES_PER_MINUTE = 20
+# The bucket refills one failure every 3 s: a slow machine may get an extra guess or two.
+SLACK = 3
 
 
 @pytest.fixture(scope="module")
@@ -584,7 +586,7 @@ async def test_guessing_game_ids_is_rate_limited(guarded: ServiceProcess) -> Non
         return await http.request("GET", f"/games/{secrets.token_hex(16)}")
 
     tries, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + 2
+    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
     wait = assert_rate_limited(reply)
     # The address is held back as a whole, not only for the failing path...
     assert_rate_limited(await http.request("GET", f"/games/{created['game']['id']}"))
@@ -608,7 +610,7 @@ async def test_guessing_tokens_is_rate_limited(
         return await http.post_json(f"/games/{gid}/reveal", {"x": n % 9, "y": 0}, auth)
 
     tries, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + 2
+    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
     assert_rate_limited(reply)
     # The right token from the same address waits too, and nothing changed.
     good = {"Authorization": f"Bearer {created['token']}"}
@@ -636,7 +638,7 @@ async def test_guessing_over_websockets_is_rate_limited(guarded: ServiceProcess)
                      json.dumps(problem).encode())
 
     tries, _ = await guesses_until_limited(guess_id, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + 2
+    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
     await flush_limits(guarded.env["REDIS_URL"])
 
     async with connect(ws_url(guarded.url, gid)) as ws:
@@ -648,5 +650,5 @@ async def test_guessing_over_websockets_is_rate_limited(guarded: ServiceProcess)
             return Reply(problem["status"], {}, json.dumps(problem).encode())
 
         tries, _ = await guesses_until_limited(guess_token, 3 * FAILURES_PER_MINUTE)
-        assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + 2
+        assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
     await http.close()
