@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -10,7 +11,7 @@ import random
 import re
 import secrets
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -269,6 +270,25 @@ _turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictio
 TURN_TIMEOUT = 3.0
 
 
+@contextlib.asynccontextmanager
+async def _turn(game_id: str) -> AsyncIterator[None]:
+    """This process's turn on a game, waited for at most TURN_TIMEOUT."""
+    turn = _turns.get(game_id)
+    if turn is None:
+        turn = _turns[game_id] = asyncio.Lock()
+    try:
+        await asyncio.wait_for(turn.acquire(), TURN_TIMEOUT)
+    except TimeoutError:
+        raise ApiError(
+            503, "store_unavailable", "the game is too busy right now; try again",
+            {"Retry-After": "1"},
+        ) from None
+    try:
+        yield
+    finally:
+        turn.release()
+
+
 async def play(
     b: Backends,
     game_id: str,
@@ -283,78 +303,47 @@ async def play(
 
     Shared by HTTP and WebSocket moves, so both answer with the same bytes.
     """
-    turn = _turns.get(game_id)
-    if turn is None:
-        turn = _turns[game_id] = asyncio.Lock()
-    try:
-        await asyncio.wait_for(turn.acquire(), TURN_TIMEOUT)
-    except TimeoutError:
+    async with _turn(game_id):
+        key, fingerprint = idempotency if idempotency else (None, b"")
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt == 0:
+                record = await _load_limited(b, game_id, token, key, address)
+            else:
+                record = await b.games.load(game_id, key)
+            authorise(record, token)
+            if record.idempotent is not None:
+                first = _idempotent.decode(record.idempotent)
+                if first.fingerprint != fingerprint:
+                    raise ApiError(
+                        422, "invalid_request", "that Idempotency-Key was used for another request"
+                    )
+                return first.body
+            if if_match is not None and record.game.version != if_match:
+                raise ApiError(
+                    412, "version_conflict",
+                    f"the game is at version {record.game.version}, not {if_match}",
+                )
+            now = views.now_ms()
+            game, cells = await off_loop(
+                engine.apply, record.game, move, now, heavy=heavy(record.game)
+            )
+            played = views.played(move.action, move.x, move.y, now, move.mark)
+            body = wire.json_encoder.encode(views.diff(game, played, cells, now))
+            saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
+            if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):
+                if cells:
+                    metrics.MOVES.labels(move.action).inc()
+                if game.status == "won" and record.game.status != "won":
+                    await enter_leaderboard(b, game_id, record, game)
+                return body
+            # Another move won the race: back off a little, with jitter, and play on its result.
+            metrics.CONFLICTS.inc()
+            await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+        metrics.EXHAUSTED.inc()
         raise ApiError(
             503, "store_unavailable", "the game is too busy right now; try again",
             {"Retry-After": "1"},
-        ) from None
-    try:
-        return await _play(
-            b, game_id, token, move, address=address, if_match=if_match, idempotency=idempotency
         )
-    finally:
-        turn.release()
-
-
-async def _play(
-    b: Backends,
-    game_id: str,
-    token: str,
-    move: engine.Move,
-    *,
-    address: str | None = None,
-    if_match: int | None = None,
-    idempotency: tuple[str, bytes] | None = None,
-) -> bytes:
-    """Apply ``move`` and commit it, re-applying on a lost race; the encoded diff.
-
-    Shared by HTTP and WebSocket moves, so both answer with the same bytes.
-    """
-    key, fingerprint = idempotency if idempotency else (None, b"")
-    for attempt in range(MAX_ATTEMPTS):
-        if attempt == 0:
-            record = await _load_limited(b, game_id, token, key, address)
-        else:
-            record = await b.games.load(game_id, key)
-        authorise(record, token)
-        if record.idempotent is not None:
-            first = _idempotent.decode(record.idempotent)
-            if first.fingerprint != fingerprint:
-                raise ApiError(
-                    422, "invalid_request", "that Idempotency-Key was used for another request"
-                )
-            return first.body
-        if if_match is not None and record.game.version != if_match:
-            raise ApiError(
-                412, "version_conflict",
-                f"the game is at version {record.game.version}, not {if_match}",
-            )
-        now = views.now_ms()
-        game, cells = await off_loop(
-            engine.apply, record.game, move, now, heavy=heavy(record.game)
-        )
-        played = views.played(move.action, move.x, move.y, now, move.mark)
-        body = wire.json_encoder.encode(views.diff(game, played, cells, now))
-        saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
-        if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):
-            if cells:
-                metrics.MOVES.labels(move.action).inc()
-            if game.status == "won" and record.game.status != "won":
-                await enter_leaderboard(b, game_id, record, game)
-            return body
-        # Another move won the race: back off a little, with jitter, and play on its result.
-        metrics.CONFLICTS.inc()
-        await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
-    metrics.EXHAUSTED.inc()
-    raise ApiError(
-        503, "store_unavailable", "the game is too busy right now; try again",
-        {"Retry-After": "1"},
-    )
 
 
 # Boards past this many cells make whole-board work long enough to stall other requests.
