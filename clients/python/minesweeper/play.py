@@ -162,7 +162,7 @@ class Player:
                 elif isinstance(message, Reset):
                     self.message = f"this game was reset; it goes on as {message.next_id}"
                 self.draw()
-        except (ApiError, OSError) as exc:
+        except (ApiError, *_UNREACHABLE) as exc:
             self.message = f"live updates stopped: {exc}"
             self.draw()
 
@@ -237,8 +237,8 @@ class Player:
 
     async def absorb(self, diff: Diff) -> None:
         self.sync_clock(diff.move.at)
-        if diff.cells:
-            self.hint = None
+        if diff.cells and diff.version > self.game.view.version:
+            self.hint = None  # the board changed (a move's diff comes twice: once is enough)
         if not self.game.apply(diff):
             await self.client.get(self.game)
 
