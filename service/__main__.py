@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> None:
             access_log=False,
             proxy_headers=True,
             ws_max_size=64 * 1024,
+            # Diffs are small and sent to many sockets at once: compressing each copy
+            # costs more CPU than it saves bandwidth.
+            ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
     finally:

@@ -87,7 +87,8 @@ class Session:
     async def send(self, data: bytes) -> None:
         async with self._send_lock:
             try:
-                await asyncio.wait_for(self.ws.send_text(data.decode()), SEND_TIMEOUT)
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.ws.send_text(data.decode())
             except TimeoutError:
                 raise _TooSlow from None
 
@@ -115,29 +116,18 @@ class Session:
 
     async def forward(self, sub: Subscription) -> None:
         while True:
-            get = asyncio.create_task(sub.queue.get())
-            overflow = asyncio.create_task(sub.overflowed.wait())
-            try:
-                done, _ = await asyncio.wait(
-                    {get, overflow}, timeout=HEARTBEAT_SECONDS,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-            except BaseException:  # cancelled with the session: leave no task behind
-                get.cancel()
-                overflow.cancel()
-                raise
-            if get not in done:
-                get.cancel()
-            overflow.cancel()
+            # A full queue is what sets the flag, so checking it between messages is enough.
             if sub.overflowed.is_set():
                 metrics.DROPPED.inc()
                 await self.ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
                 return
-            if not done:
+            try:
+                async with asyncio.timeout(HEARTBEAT_SECONDS):
+                    data = await sub.queue.get()
+            except TimeoutError:
                 now = wire.timestamp(views.now_ms())
                 await self.send(_encode(wire.Heartbeat(version=self.version, server_time=now)))
                 continue
-            data = get.result()
             if data == RESYNC:
                 await self.catch_up(self.version)
                 continue
