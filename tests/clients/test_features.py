@@ -257,7 +257,7 @@ def test_replay_after_a_loss(client: Client) -> None:
     mines = mines_of(client, seed=507, preset="beginner")
     game = client.new_game("beginner", seed=507, player=player_name("replayed"))
     flagged = sorted(mines)[-1]
-    client.flag(game, *flagged)  # before the clock starts
+    client.flag(game, *flagged, "flag")  # before the clock starts, and an explicit mark
     client.reveal(game, *FIRST)
     with pytest.raises(GameInProgress) as caught:
         client.replay(game)
@@ -279,6 +279,8 @@ def test_replay_after_a_loss(client: Client) -> None:
         (4, "resume", None, None),
         (5, "reveal", *fatal),
     ]
+    assert [m.mark for m in replay.moves] == ["flag", None, None, None, None]
+    assert replay.complete
     stamps = [m.at for m in replay.moves]
     assert stamps == sorted(stamps) and replay.started_at == stamps[1]
     assert replay.ended_at == stamps[-1] and replay.elapsed_ms == game.view.elapsed_ms
