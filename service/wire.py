@@ -6,6 +6,7 @@ compare the documents with the JSON schemas msgspec derives from them.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -31,10 +32,16 @@ MoveAction = Action | Literal["pause", "resume"]
 DailyDate = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 
 
+@functools.lru_cache(maxsize=1024)
+def _second(seconds: int) -> str:
+    # A move formats several stamps of the same second: format each second once.
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
 def timestamp(ms: int) -> str:
     """RFC 3339 in UTC with millisecond precision."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    seconds, millis = divmod(ms, 1000)
+    return f"{_second(seconds)}.{millis:03d}Z"
 
 
 def optional_timestamp(ms: int | None) -> str | None:

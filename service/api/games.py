@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import logging
@@ -11,7 +10,7 @@ import random
 import re
 import secrets
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -230,6 +229,8 @@ async def _load_limited(
     b: Backends, game_id: str, token: str, key: str | None, address: str | None
 ) -> Record:
     """Load the game and take the move's rate limits in the same round trip."""
+    if not b.limits.any:
+        return await b.games.load(game_id, key)
     takes = [b.limits.client(address) if address else [], b.limits.move(hash_token(token))]
     takes = [t for t in takes if t]
     now = views.now_ms()
@@ -270,23 +271,23 @@ _turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictio
 TURN_TIMEOUT = 3.0
 
 
-@contextlib.asynccontextmanager
-async def _turn(game_id: str) -> AsyncIterator[None]:
-    """This process's turn on a game, waited for at most TURN_TIMEOUT."""
+async def _take_turn(game_id: str) -> asyncio.Lock:
+    """This process's turn on a game, waited for at most TURN_TIMEOUT; release it after."""
     turn = _turns.get(game_id)
     if turn is None:
         turn = _turns[game_id] = asyncio.Lock()
+    if not turn.locked():
+        await turn.acquire()  # free: taken at once, no timer needed
+        return turn
     try:
-        await asyncio.wait_for(turn.acquire(), TURN_TIMEOUT)
+        async with asyncio.timeout(TURN_TIMEOUT):
+            await turn.acquire()
     except TimeoutError:
         raise ApiError(
             503, "store_unavailable", "the game is too busy right now; try again",
             {"Retry-After": "1"},
         ) from None
-    try:
-        yield
-    finally:
-        turn.release()
+    return turn
 
 
 async def play(
@@ -303,7 +304,8 @@ async def play(
 
     Shared by HTTP and WebSocket moves, so both answer with the same bytes.
     """
-    async with _turn(game_id):
+    turn = await _take_turn(game_id)
+    try:
         key, fingerprint = idempotency if idempotency else (None, b"")
         for attempt in range(MAX_ATTEMPTS):
             if attempt == 0:
@@ -324,15 +326,16 @@ async def play(
                     f"the game is at version {record.game.version}, not {if_match}",
                 )
             now = views.now_ms()
-            game, cells = await off_loop(
-                engine.apply, record.game, move, now, heavy=heavy(record.game)
-            )
+            if heavy(record.game):
+                game, cells = await run_in_threadpool(engine.apply, record.game, move, now)
+            else:
+                game, cells = engine.apply(record.game, move, now)
             played = views.played(move.action, move.x, move.y, now, move.mark)
             body = wire.json_encoder.encode(views.diff(game, played, cells, now))
             saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
             if await b.games.commit(game_id, record.rev, game, body if cells else None, saved):
                 if cells:
-                    metrics.MOVES.labels(move.action).inc()
+                    _MOVES[move.action].inc()
                 if game.status == "won" and record.game.status != "won":
                     await enter_leaderboard(b, game_id, record, game)
                 return body
@@ -344,7 +347,11 @@ async def play(
             503, "store_unavailable", "the game is too busy right now; try again",
             {"Retry-After": "1"},
         )
+    finally:
+        turn.release()
 
+
+_MOVES = {action: metrics.MOVES.labels(action) for action in ("reveal", "flag", "chord")}
 
 # Boards past this many cells make whole-board work long enough to stall other requests.
 HEAVY_CELLS = 65_536

@@ -44,6 +44,10 @@ class Limits:
             moves=Limit.per_second(config.move_rate_limit) if config.move_rate_limit else None,
         )
 
+    @property
+    def any(self) -> bool:
+        return bool(self.requests or self.failures or self.moves)
+
     def client(self, address: str) -> list[Take]:
         """What any request from ``address`` takes (one hash tag: one script call)."""
         requests, failures = client_keys(address)

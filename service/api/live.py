@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # Seconds of quiet before a heartbeat; HEARTBEAT_SECONDS in the environment overrides it.
 HEARTBEAT_SECONDS = float(os.environ.get("HEARTBEAT_SECONDS") or 15.0)
 SEND_TIMEOUT = 5.0
+CLOSE_TIMEOUT = 2.0
 # Close codes: 1013 "try again later" for a consumer that fell behind.
 TRY_AGAIN_LATER = 1013
 POLICY_VIOLATION = 1008
@@ -59,7 +60,11 @@ _ACTIONS: dict[type[Any], engine.Action] = {
 
 
 class _TooSlow(Exception):
-    """The client did not take a message within SEND_TIMEOUT."""
+    """The client fell behind: its queue filled, or it did not take a message in time."""
+
+
+class _Flooding(Exception):
+    """The client sent messages faster than a socket may."""
 
 
 class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
@@ -118,9 +123,7 @@ class Session:
         while True:
             # A full queue is what sets the flag, so checking it between messages is enough.
             if sub.overflowed.is_set():
-                metrics.DROPPED.inc()
-                await self.ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
-                return
+                raise _TooSlow
             try:
                 async with asyncio.timeout(HEARTBEAT_SECONDS):
                     data = await sub.queue.get()
@@ -160,8 +163,7 @@ class Session:
             # A binary frame is judged like a text one: not JSON, or not a message, is an error.
             text = frame.get("text") or frame.get("bytes") or b""
             if self._flooding():
-                await self.ws.close(POLICY_VIOLATION, "too many messages")
-                return
+                raise _Flooding
             request_id = None
             try:
                 message = _client_messages.decode(text)
@@ -250,10 +252,13 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
                         await task
     except WebSocketDisconnect:
         return
+    # The socket is closed here, once both of its tasks have stopped, so nothing is sent
+    # after the close.
     except _TooSlow:
         metrics.DROPPED.inc()
-        with contextlib.suppress(Exception):
-            await ws.close(TRY_AGAIN_LATER, "too slow: reconnect with ?since")
+        await _close(ws, TRY_AGAIN_LATER, "too slow: reconnect with ?since")
+    except _Flooding:
+        await _close(ws, POLICY_VIOLATION, "too many messages")
     except Exception as exc:
         try:
             err = api_error_of(exc)
@@ -268,6 +273,16 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
         with contextlib.suppress(Exception):
             await session.send(_encode(out))
             await ws.close(NOT_FOUND if err.code == "not_found" else 1008, err.code)
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close, then read what the client still sends until its close arrives: a socket shut
+    with unread data is reset, and the reset can overtake the close frame."""
+    with contextlib.suppress(Exception):
+        await ws.close(code, reason)
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            while (await ws.receive())["type"] != "websocket.disconnect":
+                pass
 
 
 def _since(raw: str | None) -> int | None:

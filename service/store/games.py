@@ -28,6 +28,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 """
 
 
+_FIELDS = ["rev", "snap", "tok", "player", "next", "daily", "ranked"]
+
+
 class Record(msgspec.Struct, frozen=True):
     """A game as loaded: ``rev`` counts writes and guards the next commit."""
 
@@ -52,7 +55,7 @@ class GameStore:
         self._create = redis.register_script(_CREATE)
 
     async def ping(self) -> bool:
-        async with redis_errors():
+        with redis_errors():
             return bool(await self.redis.ping())
 
     async def create(
@@ -75,7 +78,7 @@ class GameStore:
         args: list[Any] = [self.ttl_ms]
         for name, value in fields.items():
             args += [name, value]
-        async with redis_errors():
+        with redis_errors():
             await self._create(keys=[keys.game(game_id)], args=args)
 
     async def load(
@@ -91,15 +94,21 @@ class GameStore:
         ``Record.extra``.
         """
         key = keys.game(game_id)
-        async with redis_errors():
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.hmget(key, ["rev", "snap", "tok", "player", "next", "daily", "ranked"])
-            if idempotency_key is not None:
-                pipe.get(keys.idempotency(game_id, idempotency_key))
-            fixed = len(pipe)
-            if also is not None:
-                also(pipe)
-            replies = await pipe.execute(raise_on_error=False)
+        fixed = 1
+        replies: list[Any]
+        with redis_errors():
+            if idempotency_key is None and also is None:
+                # One command needs no pipeline, which costs more than the command.
+                replies = [await self.redis.hmget(key, _FIELDS)]
+            else:
+                pipe = self.redis.pipeline(transaction=False)
+                pipe.hmget(key, _FIELDS)
+                if idempotency_key is not None:
+                    pipe.get(keys.idempotency(game_id, idempotency_key))
+                fixed = len(pipe)
+                if also is not None:
+                    also(pipe)
+                replies = await pipe.execute(raise_on_error=False)
         for reply in replies[:fixed]:
             if isinstance(reply, Exception):
                 raise reply
@@ -128,7 +137,7 @@ class GameStore:
     ) -> bool:
         """Store ``game`` if nothing was written since ``rev``; False when beaten to it."""
         idem_key, idem_value = idempotent if idempotent else (None, b"")
-        async with redis_errors():
+        with redis_errors():
             result = await self._commit(
                 keys=[
                     keys.game(game_id),
@@ -158,12 +167,12 @@ class GameStore:
 
     async def set_next(self, game_id: str, next_id: str) -> None:
         """Remember and announce the game that a reset started from this one."""
-        async with redis_errors():
+        with redis_errors():
             await self.redis.hset(keys.game(game_id), "next", next_id)
 
     async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
         """The diffs after ``version`` in order, or None when the stream no longer holds them."""
-        async with redis_errors():
+        with redis_errors():
             entries = cast(
                 list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
             )
@@ -174,6 +183,6 @@ class GameStore:
 
     async def history(self, game_id: str) -> list[bytes]:
         """Every diff the stream still holds, oldest first."""
-        async with redis_errors():
+        with redis_errors():
             entries = cast(list[Any], await self.redis.xrange(keys.events(game_id)))
         return [fields[b"d"] for _, fields in entries]

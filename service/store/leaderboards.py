@@ -53,7 +53,7 @@ class Leaderboards:
 
     async def record(self, board: str, entry: Entry) -> int | None:
         """Enter a win; its rank from 0, or None when it did not make the top."""
-        async with redis_errors():
+        with redis_errors():
             rank = await self._record(
                 keys=[f"ms:{{lb:{board}}}:times", f"ms:{{lb:{board}}}:entries"],
                 args=[entry.elapsed_ms, entry.game_id, _encode(entry), KEEP],
@@ -61,7 +61,7 @@ class Leaderboards:
         return None if rank is None else int(rank)
 
     async def top(self, board: str, limit: int) -> list[Entry]:
-        async with redis_errors():
+        with redis_errors():
             ids = cast(list[Any], await self.redis.zrange(f"ms:{{lb:{board}}}:times", 0, limit - 1))
             if not ids:
                 return []
@@ -72,7 +72,7 @@ class Leaderboards:
         """The key that turns a date into a daily seed: made once, shared by every replica."""
         if self._daily_secret is None:
             key = "ms:secret:daily"
-            async with redis_errors():
+            with redis_errors():
                 await self.redis.set(key, secrets.token_bytes(32), nx=True)
                 self._daily_secret = cast(bytes, await self.redis.get(key))
         return self._daily_secret

@@ -91,14 +91,14 @@ class RateLimiter:
         pipe.evalsha(self._take.sha, len(keys), *keys, *_args(takes, now_ms))
 
     async def load_script(self) -> None:
-        async with redis_errors():
+        with redis_errors():
             await self._take.registered_client.script_load(_TAKE)
 
     async def take(self, takes: list[Take], now_ms: int) -> int:
         """The wait in ms before ``takes`` (keys of one hash tag) can be had; 0: taken."""
         if not takes:
             return 0
-        async with redis_errors():
+        with redis_errors():
             return int(await self._take(keys=[t.key for t in takes], args=_args(takes, now_ms)))
 
 

@@ -68,7 +68,11 @@ def create_baseline() -> Any:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
-        state["redis"] = aioredis.Redis.from_url(url)
+        # The service's own connection settings (timeouts, retry), so the two differ only
+        # in what they do per request.
+        from service.store import connect
+
+        state["redis"] = connect(url)
         state["commit"] = state["redis"].register_script(commit_lua)
         yield
         await state["redis"].aclose()

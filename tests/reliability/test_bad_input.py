@@ -324,6 +324,7 @@ async def test_socket_floods_close_the_flooder_only(service: ServiceProcess,
                 await flooder.recv()
                 await flooder.send(json.dumps({"type": "auth", "token": token}))
                 code = None
+                outcome = "answered"
                 try:
                     for _ in range(count):
                         await flooder.send(message)
@@ -333,8 +334,13 @@ async def test_socket_floods_close_the_flooder_only(service: ServiceProcess,
                         pass
                 except ConnectionClosed as closed:
                     code = closed.rcvd.code if closed.rcvd else None
-                    assert code in (1008, 1009), closed
-                results.append(f"{label}: {'closed ' + str(code) if code else 'answered'}")
+                    # Closing a connection that still holds unread input (the rest of a
+                    # flood, or a frame over the size limit refused from its header) resets
+                    # it, and the reset can overtake the close frame. What must never come
+                    # is another code, such as 1011 for a server error.
+                    assert code in (1008, 1009, None), (label, closed)
+                    outcome = f"closed {code}" if code else "connection reset"
+                results.append(f"{label}: {outcome}")
             # Meanwhile the other socket on the game goes on receiving every diff in order.
             before = await version(http, game_id)
             reply = await http.post_json(f"/games/{game_id}/flag", {"x": 29, "y": 29}, auth)
