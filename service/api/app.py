@@ -132,7 +132,8 @@ def create_app(config: Config | None = None) -> Starlette:
                 expose_headers=["Location", "Retry-After", "X-Request-ID"],
             )
         )
-    middleware.append(Middleware(ClientLimits))
+    if Limits.from_config(config).any:
+        middleware.append(Middleware(ClientLimits))
     app = Starlette(
         routes=routes,
         middleware=middleware,
