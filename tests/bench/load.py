@@ -48,7 +48,6 @@ def create_baseline() -> Any:
     import secrets
 
     import msgspec
-    import redis.asyncio as aioredis
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response

@@ -277,7 +277,8 @@ def test_timer_follows_the_server_clock_not_the_page_clock(
     ms.play(game["id"], token)
     elapsed = api.get(game["id"])["elapsed_ms"]
     shown = ms.elapsed_ms()
-    assert abs(shown - elapsed) < 1500, (shown, elapsed)
+    # Off by no more than the time between the two readings, not by the 20 minutes.
+    assert abs(shown - elapsed) < 10_000, (shown, elapsed)
 
 
 def test_keyboard_play_wins_with_a_roving_tabindex(api: Api, ms: Minesweeper) -> None:
