@@ -18,10 +18,7 @@ def bbbv_done(game: Game) -> int:
         return 0
     if game.status == "won":
         return game.bbbv
-    import numpy as np
-
-    mines = grid.unpack(game.layout, game.width, game.height)
-    return grid.bbbv_done(np.frombuffer(game.cells, dtype=np.uint8), mines)
+    return grid.bbbv_done(game.cells, grid.unpack(game.layout, game.width, game.height))
 
 
 __all__ = [

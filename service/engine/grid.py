@@ -106,10 +106,10 @@ def bbbv(mines: Bools) -> int:
     return int(openings) + int(np.count_nonzero(~mines & ~covered))
 
 
-def bbbv_done(cells: Bytes, mines: Bools) -> int:
+def bbbv_done(cells: bytes, mines: Bools) -> int:
     """The part of the 3BV already cleared: openings touched and lone numbers revealed."""
     h, w = mines.shape
-    view = cells.reshape(h, w)
+    view = np.frombuffer(cells, dtype=np.uint8).reshape(h, w)
     revealed = (view >= ZERO) & (view <= ZERO + 8)
     zero = (counts(mines) == 0) & ~mines
     labels, _ = _label(zero)
