@@ -13,7 +13,7 @@ from .engine import DEFAULT_MAX_CELLS
 VARIABLES: list[tuple[str, str, str]] = [
     ("HOST", "127.0.0.1", "address to listen on"),
     ("PORT", "8000", "port to listen on"),
-    ("REDIS_URL", "", "redis://, rediss:// or unix:// URL; unset: start an embedded Redis"),
+    ("REDIS_URL", "", "redis://, rediss://, unix:// or redis+sentinel:// URL; unset: embedded"),
     ("REDIS_CLUSTER", "0", "1: treat REDIS_URL as a Redis Cluster node"),
     ("DATA_DIR", "./data", "where the embedded Redis keeps its data"),
     ("WORKERS", "1", "number of worker processes"),

@@ -1,13 +1,19 @@
-"""Connecting to Redis: a single server or a cluster, with short timeouts so an
-outage turns into a quick 503 rather than a hanging request."""
+"""Connecting to Redis: a single server, a cluster, or a primary found through Sentinel,
+with short timeouts so an outage turns into a quick 503 rather than a hanging request.
+
+A Sentinel URL names the sentinels and the monitored primary:
+``redis+sentinel://[:password@]host:26379[,host:26379...]/primary-name[/db]``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 
 CONNECT_TIMEOUT = 1.0
@@ -27,9 +33,36 @@ def _plain_url(url: str) -> str:
     return url.replace("redis+cluster://", "redis://", 1)
 
 
+SENTINEL_SCHEME = "redis+sentinel://"
+
+
+def _primary(url: str, **options: Any) -> aioredis.Redis:
+    """The primary that the sentinels in ``url`` point at, followed across failovers."""
+    parts = urlsplit(url)
+    hosts = parts.netloc.rpartition("@")[2]
+    sentinels = [
+        (host, int(port or 26379))
+        for host, _, port in (h.partition(":") for h in hosts.split(",") if h)
+    ]
+    path = [p for p in parts.path.split("/") if p]
+    if not sentinels or not path:
+        raise ValueError("a Sentinel URL is redis+sentinel://host:port[,host:port]/primary[/db]")
+    password = unquote(parts.password) if parts.password else None
+    sentinel = Sentinel(  # type: ignore[no-untyped-call]
+        sentinels,
+        socket_connect_timeout=CONNECT_TIMEOUT,
+        socket_timeout=COMMAND_TIMEOUT,
+    )
+    db = int(path[1]) if len(path) > 1 else 0
+    primary: aioredis.Redis = sentinel.master_for(path[0], db=db, password=password, **options)
+    return primary
+
+
 def connect(url: str, *, cluster: bool = False) -> Redis:
     if cluster:
         return RedisCluster.from_url(_plain_url(url), **_OPTIONS)
+    if url.startswith(SENTINEL_SCHEME):
+        return _primary(url, retry=Retry(NoBackoff(), 1), **_OPTIONS)
     # One quick retry covers a connection the server closed while idle; more would only
     # stretch an outage into a slow answer.
     return aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 1), **_OPTIONS)
@@ -39,4 +72,6 @@ def connect_pubsub(url: str, *, cluster: bool = False) -> aioredis.Redis:
     """A plain connection for pub/sub. On a cluster, a message published on any node
     reaches subscribers on every node, so the node in the URL serves."""
     options = {**_OPTIONS, "socket_timeout": None}
+    if url.startswith(SENTINEL_SCHEME):
+        return _primary(url, **options)
     return aioredis.Redis.from_url(_plain_url(url) if cluster else url, **options)
