@@ -115,8 +115,9 @@ def board_changes(before: engine.Game, after: engine.Game) -> list[engine.Cell]:
 def board_text(game_id: str, game: engine.Game, now: int) -> str:
     """The board for a terminal: the rows, then one line of state."""
     seconds = game.elapsed_ms(now) / 1000
+    status = "paused" if game.paused and not game.finished else game.status
     state = (
-        f"{game.status}  mines left {game.mines_left}  time {seconds:.1f}s  "
+        f"{status}  mines left {game.mines_left}  time {seconds:.1f}s  "
         f"version {game.version}  {game.width}x{game.height}  game {game_id}"
     )
     return "\n".join([*visible_board(game), "", state]) + "\n"

@@ -94,6 +94,8 @@ async def test_pause_hides_the_board_stops_the_clock_and_blocks_moves(live_serve
 
             view = (await http.get(f"/games/{game_id}")).json()
             assert view["paused"] is True
+            text = (await http.get(f"/games/{game_id}", headers={"Accept": "text/plain"})).text
+            assert text.splitlines()[-1].startswith("paused  mines left 10")
             assert set("".join(view["board"])) == {"#"}
             frozen = view["elapsed_ms"]
             await asyncio.sleep(0.3)
