@@ -16,12 +16,56 @@ export const FINISHED = new Set(["won", "lost"]);
 
 const parseTime = (value) => (value == null ? null : Date.parse(value));
 
-export class Game {
+/** A board's cells as view characters, and the questions every board answers. */
+export class Cells {
+  constructor(width, height) {
+    this.width = width;
+    this.height = height;
+    this.cells = new Uint8Array(width * height).fill(HIDDEN_CODE);
+  }
+
+  char(i) {
+    return String.fromCharCode(this.cells[i]);
+  }
+
+  isHidden(i) {
+    return this.cells[i] === HIDDEN_CODE;
+  }
+
+  /** The number on a revealed cell, or -1. */
+  number(i) {
+    const n = this.cells[i] - ZERO_CODE;
+    return n >= 0 && n <= 8 ? n : -1;
+  }
+
+  xy(i) {
+    return [i % this.width, Math.floor(i / this.width)];
+  }
+
+  neighbours(i) {
+    const [x, y] = this.xy(i);
+    const out = [];
+    for (let ny = Math.max(0, y - 1); ny <= Math.min(this.height - 1, y + 1); ny++) {
+      for (let nx = Math.max(0, x - 1); nx <= Math.min(this.width - 1, x + 1); nx++) {
+        if (nx !== x || ny !== y) out.push(ny * this.width + nx);
+      }
+    }
+    return out;
+  }
+
+  flagsAround(i) {
+    return this.neighbours(i).filter((n) => this.cells[n] === FLAG_CODE).length;
+  }
+
+  hiddenAround(i) {
+    return this.neighbours(i).filter((n) => this.cells[n] === HIDDEN_CODE);
+  }
+}
+
+export class Game extends Cells {
   constructor(view) {
+    super(view.width, view.height);
     this.id = view.id;
-    this.width = view.width;
-    this.height = view.height;
-    this.cells = new Uint8Array(view.width * view.height);
     this.load(view);
   }
 
@@ -97,43 +141,6 @@ export class Game {
     if (this.status === "ready" || this.startedAt == null) return 0;
     if (this.finished || this.paused || this.timeRef.at == null) return this.elapsedMs;
     return Math.max(0, this.timeRef.elapsed + (serverNow - this.timeRef.at));
-  }
-
-  char(i) {
-    return String.fromCharCode(this.cells[i]);
-  }
-
-  isHidden(i) {
-    return this.cells[i] === HIDDEN_CODE;
-  }
-
-  /** The number on a revealed cell, or -1. */
-  number(i) {
-    const n = this.cells[i] - ZERO_CODE;
-    return n >= 0 && n <= 8 ? n : -1;
-  }
-
-  xy(i) {
-    return [i % this.width, Math.floor(i / this.width)];
-  }
-
-  neighbours(i) {
-    const [x, y] = this.xy(i);
-    const out = [];
-    for (let ny = Math.max(0, y - 1); ny <= Math.min(this.height - 1, y + 1); ny++) {
-      for (let nx = Math.max(0, x - 1); nx <= Math.min(this.width - 1, x + 1); nx++) {
-        if (nx !== x || ny !== y) out.push(ny * this.width + nx);
-      }
-    }
-    return out;
-  }
-
-  flagsAround(i) {
-    return this.neighbours(i).filter((n) => this.cells[n] === FLAG_CODE).length;
-  }
-
-  hiddenAround(i) {
-    return this.neighbours(i).filter((n) => this.cells[n] === HIDDEN_CODE);
   }
 
   /** A number with exactly that many flags around it and something left to open. */

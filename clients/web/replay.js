@@ -7,7 +7,7 @@
 // Each move is kept as the cells it changed (index, before, after), so the board can
 // step both ways from any position without keeping every board along the way.
 
-import { FINISHED } from "./game.js";
+import { Cells, FINISHED } from "./game.js";
 
 const code = (ch) => ch.charCodeAt(0);
 const HIDDEN = code("#");
@@ -26,12 +26,11 @@ export function isComplete(replay) {
   return replay.moves.every((m, k) => m.version === k + 1);
 }
 
-export class ReplayGame {
+export class ReplayGame extends Cells {
   constructor(replay) {
+    super(replay.width, replay.height);
     this.replay = replay;
     this.id = replay.id;
-    this.width = replay.width;
-    this.height = replay.height;
     this.mines = replay.mines;
     this.preset = replay.preset;
     this.noGuess = replay.no_guess;
@@ -50,7 +49,6 @@ export class ReplayGame {
     for (let i = 0; i < size; i++) {
       if (this.mine[i]) for (const n of this.neighbours(i)) this.around[n] += 1;
     }
-    this.cells = new Uint8Array(size).fill(HIDDEN);
     for (const [x, y, ch] of replay.opened || []) this.cells[y * this.width + x] = code(ch);
     this.steps = this.build();
     // The board starts before the first move; `seek` moves it.
@@ -78,38 +76,6 @@ export class ReplayGame {
   }
 
   // ---- the board, as the Board class reads it ----------------------------------------
-
-  char(i) {
-    return String.fromCharCode(this.cells[i]);
-  }
-
-  isHidden(i) {
-    return this.cells[i] === HIDDEN;
-  }
-
-  number(i) {
-    const n = this.cells[i] - ZERO;
-    return n >= 0 && n <= 8 ? n : -1;
-  }
-
-  xy(i) {
-    return [i % this.width, Math.floor(i / this.width)];
-  }
-
-  neighbours(i) {
-    const [x, y] = this.xy(i);
-    const out = [];
-    for (let ny = Math.max(0, y - 1); ny <= Math.min(this.height - 1, y + 1); ny++) {
-      for (let nx = Math.max(0, x - 1); nx <= Math.min(this.width - 1, x + 1); nx++) {
-        if (nx !== x || ny !== y) out.push(ny * this.width + nx);
-      }
-    }
-    return out;
-  }
-
-  hiddenAround(i) {
-    return this.neighbours(i).filter((n) => this.cells[n] === HIDDEN);
-  }
 
   canChord() {
     return false;
