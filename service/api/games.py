@@ -271,6 +271,14 @@ _turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictio
 TURN_TIMEOUT = 3.0
 
 
+def busy() -> ApiError:
+    """A game whose writes keep racing, or whose turn does not come in time."""
+    return ApiError(
+        503, "store_unavailable", "the game is too busy right now; try again",
+        {"Retry-After": "1"},
+    )
+
+
 async def _take_turn(game_id: str) -> asyncio.Lock:
     """This process's turn on a game, waited for at most TURN_TIMEOUT; release it after."""
     turn = _turns.get(game_id)
@@ -283,10 +291,7 @@ async def _take_turn(game_id: str) -> asyncio.Lock:
         async with asyncio.timeout(TURN_TIMEOUT):
             await turn.acquire()
     except TimeoutError:
-        raise ApiError(
-            503, "store_unavailable", "the game is too busy right now; try again",
-            {"Retry-After": "1"},
-        ) from None
+        raise busy() from None
     return turn
 
 
@@ -326,10 +331,9 @@ async def play(
                     f"the game is at version {record.game.version}, not {if_match}",
                 )
             now = views.now_ms()
-            if heavy(record.game):
-                game, cells = await run_in_threadpool(engine.apply, record.game, move, now)
-            else:
-                game, cells = engine.apply(record.game, move, now)
+            game, cells = await off_loop(
+                engine.apply, record.game, move, now, heavy=heavy(record.game)
+            )
             played = views.played(move.action, move.x, move.y, now, move.mark)
             body = wire.json_encoder.encode(views.diff(game, played, cells, now))
             saved = (key, _msgpack.encode(Idempotent(fingerprint, 200, body))) if key else None
@@ -343,10 +347,7 @@ async def play(
             metrics.CONFLICTS.inc()
             await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
         metrics.EXHAUSTED.inc()
-        raise ApiError(
-            503, "store_unavailable", "the game is too busy right now; try again",
-            {"Retry-After": "1"},
-        )
+        raise busy()
     finally:
         turn.release()
 
@@ -437,7 +438,7 @@ def _pause_endpoint(action: str) -> Any:
             if not changed or await b.games.commit(game_id, record.rev, game, body):
                 return MsgspecResponse(body)
             record = await b.games.load(game_id)
-        raise ApiError(503, "store_unavailable", "the game is too busy right now; try again")
+        raise busy()
 
     endpoint.__name__ = action
     return endpoint

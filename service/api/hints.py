@@ -12,8 +12,7 @@ from starlette.responses import Response
 from .. import engine, wire
 from ..engine import solver
 from . import backends
-from .games import MAX_ATTEMPTS, heavy, load_authorised, off_loop
-from .problems import ApiError
+from .games import MAX_ATTEMPTS, busy, heavy, load_authorised, off_loop
 from .responses import MsgspecResponse
 
 
@@ -50,4 +49,4 @@ async def hint(request: Request) -> Response:
         if await games.note(game_id, record.rev, counted):
             return MsgspecResponse(answer)
         record = await games.load(game_id)
-    raise ApiError(503, "store_unavailable", "the game is too busy right now; try again")
+    raise busy()
