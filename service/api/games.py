@@ -11,10 +11,9 @@ import re
 import secrets
 import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import msgspec
-import redis.exceptions
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -231,36 +230,13 @@ async def _load_limited(
     """Load the game and take the move's rate limits in the same round trip."""
     if not b.limits.any:
         return await b.games.load(game_id, key)
-    takes = [b.limits.client(address) if address else [], b.limits.move(hash_token(token))]
-    takes = [t for t in takes if t]
-    now = views.now_ms()
-    if not takes:
-        return await b.games.load(game_id, key)
-    waits: list[Any]
-    if b.games.cluster:
-        # A cluster pipeline cannot carry scripts: ask for all of it at once instead.
-        results = await asyncio.gather(
-            b.games.load(game_id, key), *(b.limiter.take(group, now) for group in takes)
+    groups = (b.limits.client(address) if address else [], b.limits.move(hash_token(token)))
+    try:
+        return await b.games.load(
+            game_id, key, takes=[g for g in groups if g], now_ms=views.now_ms()
         )
-        record, waits = cast(Record, results[0]), list(results[1:])
-    else:
-
-        def queue(pipe: Any) -> None:
-            for group in takes:
-                b.limiter.queue(pipe, group, now)
-
-        record = await b.games.load(game_id, key, also=queue)
-        waits = list(record.extra)
-        if any(isinstance(w, redis.exceptions.NoScriptError) for w in waits):
-            # Redis restarted or its scripts were flushed: load ours and take the limits again.
-            await b.limiter.load_script()
-            return await _load_limited(b, game_id, token, key, address)
-        for w in waits:
-            if isinstance(w, Exception):
-                raise store.StoreUnavailable(str(w))
-    if any(waits):
-        raise refusal(max(int(w) for w in waits), "move")
-    return record
+    except store.RateLimited as limited:
+        raise refusal(limited.wait_ms, "move") from None
 
 
 # Moves on one game take turns within a process rather than racing each other through

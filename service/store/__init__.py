@@ -1,7 +1,7 @@
 """Redis: games, their event streams, live fan-out, and the embedded server."""
 
 from .connection import Redis, connect, connect_pubsub
-from .errors import GameNotFound, StoreError, StoreUnavailable
+from .errors import GameNotFound, RateLimited, StoreError, StoreUnavailable
 from .games import GameStore, Record
 from .leaderboards import Entry, Leaderboards, board_name
 
@@ -10,6 +10,7 @@ __all__ = [
     "GameNotFound",
     "GameStore",
     "Leaderboards",
+    "RateLimited",
     "Record",
     "Redis",
     "StoreError",

@@ -15,6 +15,14 @@ class GameNotFound(StoreError):
     """No such game, or it expired."""
 
 
+class RateLimited(StoreError):
+    """A rate limit's bucket is empty: the request may be made again after ``wait_ms``."""
+
+    def __init__(self, wait_ms: int) -> None:
+        super().__init__(f"rate limited for {wait_ms} ms")
+        self.wait_ms = wait_ms
+
+
 _LOST = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,

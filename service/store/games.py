@@ -3,8 +3,9 @@ a stream of its diffs and idempotency records, all under the game's hash tag."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any, cast
 
@@ -13,7 +14,8 @@ import msgspec
 from .. import engine
 from . import keys
 from .connection import Redis, RedisCluster
-from .errors import GameNotFound, redis_errors
+from .errors import GameNotFound, RateLimited, redis_errors
+from .ratelimit import TAKE_FUNCTION, RateLimiter, Take, take_args
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # Long enough to replay any game a person plays; a cap so a runaway game cannot
@@ -30,6 +32,25 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 
 _FIELDS = ["rev", "snap", "tok", "player", "next", "daily", "ranked"]
 
+# A move's game, its idempotent answer and its rate limits in one call. Not on a
+# cluster, where the buckets live in other slots than the game.
+_LOAD = TAKE_FUNCTION + f"""
+-- KEYS[1] game hash   KEYS[2] idempotency key (or the game hash)   KEYS[3...] buckets
+-- ARGV[1] '1' when KEYS[2] is an idempotency key   ARGV[2...] the buckets' time and limits
+-- Returns {{wait}} while a bucket is empty, else {{0, the game's fields, idempotent answer}}.
+if #KEYS > 2 then
+  local wait = take(KEYS, 3, ARGV, 2)
+  if wait > 0 then
+    return {{wait}}
+  end
+end
+local idempotent = false
+if ARGV[1] == '1' then
+  idempotent = redis.call('GET', KEYS[2])
+end
+return {{0, redis.call('HMGET', KEYS[1], '{"', '".join(_FIELDS)}'), idempotent}}
+"""
+
 
 class Record(msgspec.Struct, frozen=True):
     """A game as loaded: ``rev`` counts writes and guards the next commit."""
@@ -43,7 +64,6 @@ class Record(msgspec.Struct, frozen=True):
     daily: str | None = None
     ranked: bool = False
     idempotent: bytes | None = None
-    extra: tuple[Any, ...] = ()
 
 
 class GameStore:
@@ -53,6 +73,8 @@ class GameStore:
         self.ttl_ms = ttl_seconds * 1000
         self._commit = redis.register_script(_COMMIT)
         self._create = redis.register_script(_CREATE)
+        self._load = redis.register_script(_LOAD)
+        self._limiter = RateLimiter(redis)
 
     async def ping(self) -> bool:
         with redis_errors():
@@ -86,33 +108,35 @@ class GameStore:
         game_id: str,
         idempotency_key: str | None = None,
         *,
-        also: Callable[[Any], None] | None = None,
+        takes: Sequence[list[Take]] = (),
+        now_ms: int = 0,
     ) -> Record:
-        """The game and, when asked, the answer stored for an idempotency key: one round trip.
+        """The game and, when asked, the answer stored for an idempotency key.
 
-        ``also`` may queue more commands on the same pipeline; their replies are
-        ``Record.extra``.
+        ``takes`` are rate-limit buckets, in groups of one hash tag each, to take first;
+        :class:`RateLimited` says one is empty. It is all one round trip.
         """
         key = keys.game(game_id)
-        fixed = 1
-        replies: list[Any]
+        fields: list[Any]
+        idempotent: bytes | None = None
         with redis_errors():
-            if idempotency_key is None and also is None:
-                # One command needs no pipeline, which costs more than the command.
-                replies = [await self.redis.hmget(key, _FIELDS)]
+            if idempotency_key is None and not takes:
+                fields = cast(list[Any], await self.redis.hmget(key, _FIELDS))
+            elif self.cluster:
+                fields, idempotent = await self._load_on_cluster(
+                    game_id, idempotency_key, takes, now_ms
+                )
             else:
-                pipe = self.redis.pipeline(transaction=False)
-                pipe.hmget(key, _FIELDS)
-                if idempotency_key is not None:
-                    pipe.get(keys.idempotency(game_id, idempotency_key))
-                fixed = len(pipe)
-                if also is not None:
-                    also(pipe)
-                replies = await pipe.execute(raise_on_error=False)
-        for reply in replies[:fixed]:
-            if isinstance(reply, Exception):
-                raise reply
-        rev, snap, tok, player, next_id, daily, ranked = replies[0]
+                every = [t for group in takes for t in group]
+                idem_key = keys.idempotency(game_id, idempotency_key) if idempotency_key else key
+                reply = await self._load(
+                    keys=[key, idem_key, *(t.key for t in every)],
+                    args=[b"1" if idempotency_key else b"", *take_args(every, now_ms)],
+                )
+                if reply[0]:
+                    raise RateLimited(int(reply[0]))
+                _, fields, idempotent = reply
+        rev, snap, tok, player, next_id, daily, ranked = fields
         if rev is None or snap is None:
             raise GameNotFound(game_id)
         return Record(
@@ -123,9 +147,34 @@ class GameStore:
             next_id=next_id.decode() if next_id else None,
             daily=daily.decode() if daily else None,
             ranked=ranked == b"1",
-            idempotent=replies[1] if idempotency_key is not None else None,
-            extra=tuple(replies[fixed:]),
+            idempotent=idempotent,
         )
+
+    async def _load_on_cluster(
+        self,
+        game_id: str,
+        idempotency_key: str | None,
+        takes: Sequence[list[Take]],
+        now_ms: int,
+    ) -> tuple[list[Any], bytes | None]:
+        """A cluster pipeline cannot carry scripts, and the buckets live on other nodes:
+        the game and each group of buckets are asked for at the same time instead."""
+
+        async def read() -> tuple[list[Any], bytes | None]:
+            if idempotency_key is None:
+                return await self.redis.hmget(keys.game(game_id), _FIELDS), None
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hmget(keys.game(game_id), _FIELDS)
+            pipe.get(keys.idempotency(game_id, idempotency_key))
+            fields, idempotent = await pipe.execute()
+            return fields, idempotent
+
+        game, *waits = await asyncio.gather(
+            read(), *(self._limiter.take(group, now_ms) for group in takes)
+        )
+        if any(waits):
+            raise RateLimited(max(cast(list[int], waits)))
+        return cast(tuple[list[Any], bytes | None], game)
 
     async def commit(
         self,

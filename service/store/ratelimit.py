@@ -1,52 +1,59 @@
 """Token buckets in Redis, shared by every replica.
 
-One script call checks and takes from several buckets at once (all or none), so
-a request is limited by its client address and its game token in a single round
-trip, which for a move rides in the same pipeline as loading the game.
+One script call checks and takes from several buckets at once (all or none). A
+move's buckets are taken by the script that loads its game, in the same round trip.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import msgspec
 
 from .connection import Redis
 from .errors import redis_errors
 
-_TAKE = """
-local now = tonumber(ARGV[1])
-local wait = 0
-local state = {}
-for i, key in ipairs(KEYS) do
-  local o = 1 + (i - 1) * 4
-  local rate, burst, need = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
-  local b = redis.call('HMGET', key, 't', 'at')
-  local tokens = tonumber(b[1]) or burst
-  local at = tonumber(b[2]) or now
-  if now > at then
-    tokens = math.min(burst, tokens + (now - at) * rate / 1000)
-    at = now
+# The buckets' arithmetic as a Lua function, so that loading a game can take them in
+# the same script call (see games.py). ``take`` reads bucket i's key from keys[k0 + i - 1]
+# and its rate, burst, need and cost from args[a0 + 1 + (i - 1) * 4 ...]; args[a0] is
+# the time in ms. It answers the wait in ms, or 0 when every bucket was taken.
+TAKE_FUNCTION = """
+local function take(keys, k0, args, a0)
+  local now = tonumber(args[a0])
+  local wait = 0
+  local state = {}
+  local n = #keys - k0 + 1
+  for i = 1, n do
+    local o = a0 + (i - 1) * 4
+    local rate, burst, need = tonumber(args[o + 1]), tonumber(args[o + 2]), tonumber(args[o + 3])
+    local b = redis.call('HMGET', keys[k0 + i - 1], 't', 'at')
+    local tokens = tonumber(b[1]) or burst
+    local at = tonumber(b[2]) or now
+    if now > at then
+      tokens = math.min(burst, tokens + (now - at) * rate / 1000)
+      at = now
+    end
+    state[i] = {tokens, at}
+    if tokens < need then
+      wait = math.max(wait, math.ceil((need - tokens) * 1000 / rate))
+    end
   end
-  state[i] = {tokens, at}
-  if tokens < need then
-    wait = math.max(wait, math.ceil((need - tokens) * 1000 / rate))
+  if wait > 0 then
+    return wait
   end
-end
-if wait > 0 then
-  return wait
-end
-for i, key in ipairs(KEYS) do
-  local o = 1 + (i - 1) * 4
-  local rate, burst, cost = tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), tonumber(ARGV[o + 4])
-  if cost > 0 then
-    redis.call('HSET', key, 't', math.max(0, state[i][1] - cost), 'at', state[i][2])
-    redis.call('PEXPIRE', key, math.ceil(burst * 1000 / rate) + 1000)
+  for i = 1, n do
+    local o = a0 + (i - 1) * 4
+    local rate, burst, cost = tonumber(args[o + 1]), tonumber(args[o + 2]), tonumber(args[o + 4])
+    if cost > 0 then
+      local key = keys[k0 + i - 1]
+      redis.call('HSET', key, 't', math.max(0, state[i][1] - cost), 'at', state[i][2])
+      redis.call('PEXPIRE', key, math.ceil(burst * 1000 / rate) + 1000)
+    end
   end
+  return 0
 end
-return 0
 """
+_TAKE = TAKE_FUNCTION + "return take(KEYS, 1, ARGV, 1)\n"
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -73,7 +80,7 @@ class Take(msgspec.Struct, frozen=True):
     cost: float = 1
 
 
-def _args(takes: list[Take], now_ms: int) -> list[float | int]:
+def take_args(takes: list[Take], now_ms: int) -> list[float | int]:
     args: list[float | int] = [now_ms]
     for t in takes:
         args += [t.limit.rate, t.limit.burst, t.need, t.cost]
@@ -84,22 +91,12 @@ class RateLimiter:
     def __init__(self, redis: Redis) -> None:
         self._take = redis.register_script(_TAKE)
 
-    def queue(self, pipe: Any, takes: list[Take], now_ms: int) -> None:
-        """Queue the check on a pipeline by its SHA alone: a pipeline that holds a
-        script object asks Redis whether the script exists on every execute."""
-        keys = [t.key for t in takes]
-        pipe.evalsha(self._take.sha, len(keys), *keys, *_args(takes, now_ms))
-
-    async def load_script(self) -> None:
-        with redis_errors():
-            await self._take.registered_client.script_load(_TAKE)
-
     async def take(self, takes: list[Take], now_ms: int) -> int:
         """The wait in ms before ``takes`` (keys of one hash tag) can be had; 0: taken."""
         if not takes:
             return 0
         with redis_errors():
-            return int(await self._take(keys=[t.key for t in takes], args=_args(takes, now_ms)))
+            return int(await self._take(keys=[t.key for t in takes], args=take_args(takes, now_ms)))
 
 
 def retry_after(wait_ms: int) -> str:
