@@ -12,6 +12,13 @@ from .moves import Cell, Move, apply, chord, flag, new_game, pause, resume, reve
 from .settings import DEFAULT_MAX_CELLS, PRESETS, FirstClick, PresetName, Settings, custom, preset
 
 
+def preload() -> None:
+    """Load everything a move may need, so that no request waits for an import."""
+    from . import noguess  # noqa: F401
+
+    grid.preload()
+
+
 def bbbv_done(game: Game) -> int:
     """How much of the board's 3BV the player has cleared."""
     if not game.placed:
@@ -49,6 +56,7 @@ __all__ = [
     "flag",
     "new_game",
     "pause",
+    "preload",
     "preset",
     "resume",
     "reveal",
