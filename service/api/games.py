@@ -9,7 +9,6 @@ import logging
 import random
 import re
 import secrets
-import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -239,12 +238,25 @@ async def _load_limited(
         raise refusal(limited.wait_ms, "move") from None
 
 
-# Moves on one game take turns within a process rather than racing each other through
-# Redis: under contention, optimistic retries alone waste most round trips and can run
-# out of attempts. Across processes the commit's version check still decides.
-_turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 # Longer than a move takes with Redis answering within its command timeout.
 TURN_TIMEOUT = 3.0
+
+
+class _Turn:
+    """A game's lock in this process, and how many moves hold it or wait for it."""
+
+    __slots__ = ("lock", "moves")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.moves = 0
+
+
+# Moves on one game take turns within a process rather than racing each other through
+# Redis: under contention, optimistic retries alone waste most round trips and can run
+# out of attempts. Across processes the commit's version check still decides. Only
+# games with a move in flight have an entry.
+_turns: dict[str, _Turn] = {}
 
 
 def busy() -> ApiError:
@@ -255,20 +267,36 @@ def busy() -> ApiError:
     )
 
 
-async def _take_turn(game_id: str) -> asyncio.Lock:
-    """This process's turn on a game, waited for at most TURN_TIMEOUT; release it after."""
+async def _take_turn(game_id: str) -> _Turn:
+    """This process's turn on a game, waited for at most TURN_TIMEOUT; end it with
+    ``_end_turn``."""
     turn = _turns.get(game_id)
     if turn is None:
-        turn = _turns[game_id] = asyncio.Lock()
-    if not turn.locked():
-        await turn.acquire()  # free: taken at once, no timer needed
+        turn = _turns[game_id] = _Turn()
+    turn.moves += 1
+    if not turn.lock.locked():
+        await turn.lock.acquire()  # free: taken at once, no timer needed
         return turn
     try:
         async with asyncio.timeout(TURN_TIMEOUT):
-            await turn.acquire()
-    except TimeoutError:
-        raise busy() from None
+            await turn.lock.acquire()
+    except BaseException as exc:  # a timeout, or the client went away while waiting
+        _leave(game_id, turn)
+        if isinstance(exc, TimeoutError):
+            raise busy() from None
+        raise
     return turn
+
+
+def _end_turn(game_id: str, turn: _Turn) -> None:
+    turn.lock.release()
+    _leave(game_id, turn)
+
+
+def _leave(game_id: str, turn: _Turn) -> None:
+    turn.moves -= 1
+    if not turn.moves:
+        del _turns[game_id]
 
 
 async def play(
@@ -325,7 +353,7 @@ async def play(
         metrics.EXHAUSTED.inc()
         raise busy()
     finally:
-        turn.release()
+        _end_turn(game_id, turn)
 
 
 _MOVES = {action: metrics.MOVES.labels(action) for action in ("reveal", "flag", "chord")}
