@@ -86,9 +86,10 @@ class RequestContext:
                 counted, timed = _series(_route(scope), method, status)
                 counted.inc()
                 timed.observe(elapsed)
-                log.info(
-                    "%s %s %s", method, scope["path"], status,
-                    extra={"status": status, "ms": round(elapsed * 1000, 2),
-                           "client": client_address(scope)},
-                )
+                if log.isEnabledFor(logging.INFO):
+                    log.info(
+                        "%s %s %s", method, scope["path"], status,
+                        extra={"status": status, "ms": round(elapsed * 1000, 2),
+                               "client": client_address(scope)},
+                    )
             request_id.reset(token)
