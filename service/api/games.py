@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import msgspec
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 
 from .. import engine, metrics, store, wire
@@ -54,23 +54,46 @@ def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+_HEADERS = "minesweeper.headers"
+
+
+def header(request: Request, name: bytes) -> str | None:
+    """A request header by its lower-case name (the first, if sent twice).
+
+    The headers are put in a dict once per request: ``request.headers.get`` scans
+    them all for every name, and a move asks for four.
+    """
+    found: dict[bytes, bytes] | None = request.scope.get(_HEADERS)
+    if found is None:
+        found = request.scope[_HEADERS] = dict(reversed(request.scope["headers"]))
+    value = found.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
 async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) -> T:
     limit = backends.of(request).config.max_body
-    declared = request.headers.get("content-length")
+    declared = header(request, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
-    chunks = bytearray()
-    async for chunk in request.stream():
-        chunks += chunk
-        if len(chunks) > limit:
+    # The ASGI messages themselves, not ``request.stream()``: a JSON move is one
+    # message, and the generator costs more than reading it.
+    body = b""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        body += message.get("body", b"")
+        if len(body) > limit:
             raise ApiError(413, "too_large", f"the body is larger than {limit} bytes")
-    if not chunks and empty_ok:  # no body at all; whitespace is not JSON
-        chunks = bytearray(b"{}")
+        if not message.get("more_body", False):
+            break
+    if not body and empty_ok:  # no body at all; whitespace is not JSON
+        body = b"{}"
     try:
-        decoded: T = _decoders[kind].decode(bytes(chunks))
+        decoded: T = _decoders[kind].decode(body)
     except msgspec.ValidationError:
         # A field can fail before the parser reaches a syntax error: malformed JSON is a 400.
-        msgspec.json.decode(bytes(chunks))
+        msgspec.json.decode(body)
         raise
     return decoded
 
@@ -83,8 +106,7 @@ def game_id_of(request: Request) -> str:
 
 
 def bearer_token(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _, token = (header(request, b"authorization") or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(
             401, "unauthorized", "moves need 'Authorization: Bearer <token>'",
@@ -93,8 +115,8 @@ def bearer_token(request: Request) -> str:
     return token.strip()
 
 
-def authorise(record: Record, token: str) -> None:
-    if not hmac.compare_digest(record.token_hash, hash_token(token)):
+def authorise(record: Record, token_hash: bytes) -> None:
+    if not hmac.compare_digest(record.token_hash, token_hash):
         raise ApiError(403, "forbidden", "that token does not belong to this game")
 
 
@@ -103,7 +125,7 @@ async def load_authorised(request: Request) -> tuple[str, str, Record]:
     game_id = game_id_of(request)
     token = bearer_token(request)
     record = await backends.of(request).games.load(game_id)
-    authorise(record, token)
+    authorise(record, hash_token(token))
     return game_id, token, record
 
 
@@ -207,29 +229,29 @@ async def reset_game(request: Request) -> Response:
 
 
 def _if_match(request: Request) -> int | None:
-    header = request.headers.get("if-match")
-    if header is None:
+    given = header(request, b"if-match")
+    if given is None:
         return None
-    m = _IF_MATCH.fullmatch(header)
+    m = _IF_MATCH.fullmatch(given)
     if not m:
         raise ApiError(400, "invalid_request", 'If-Match takes a game version, e.g. "7"')
     return int(m.group(1))
 
 
 def _idempotency_key(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
+    key = header(request, b"idempotency-key")
     if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
         raise ApiError(400, "invalid_request", "Idempotency-Key is 1 to 128 visible characters")
     return key
 
 
 async def _load_limited(
-    b: Backends, game_id: str, token: str, key: str | None, address: str | None
+    b: Backends, game_id: str, token_hash: bytes, key: str | None, address: str | None
 ) -> Record:
     """Load the game and take the move's rate limits in the same round trip."""
     if not b.limits.any:
         return await b.games.load(game_id, key)
-    groups = (b.limits.client(address) if address else [], b.limits.move(hash_token(token)))
+    groups = (b.limits.client(address) if address else [], b.limits.move(token_hash))
     try:
         return await b.games.load(
             game_id, key, takes=[g for g in groups if g], now_ms=views.now_ms()
@@ -313,15 +335,16 @@ async def play(
 
     Shared by HTTP and WebSocket moves, so both answer with the same bytes.
     """
+    token_hash = hash_token(token)
     turn = await _take_turn(game_id)
     try:
         key, fingerprint = idempotency if idempotency else (None, b"")
         for attempt in range(MAX_ATTEMPTS):
             if attempt == 0:
-                record = await _load_limited(b, game_id, token, key, address)
+                record = await _load_limited(b, game_id, token_hash, key, address)
             else:
                 record = await b.games.load(game_id, key)
-            authorise(record, token)
+            authorise(record, token_hash)
             if record.idempotent is not None:
                 first = _idempotent.decode(record.idempotent)
                 if first.fingerprint != fingerprint:

@@ -23,7 +23,7 @@ from ..store import GameStore, Record
 from ..store.live import RESYNC, Subscription
 from . import backends, views
 from .backends import Backends
-from .games import authorise, play
+from .games import authorise, hash_token, play
 from .limits import client_address, now_ms, refusal
 from .problems import ApiError, api_error_of, problem
 
@@ -191,7 +191,7 @@ class Session:
         if isinstance(message, wire.Auth):
             await self.admit()
             try:
-                authorise(await self.games.load(self.game_id), message.token)
+                authorise(await self.games.load(self.game_id), hash_token(message.token))
             except ApiError:
                 await self.charge_failure()
                 raise
