@@ -2,7 +2,7 @@
 
 Failed tokens and unknown games draw on a small per-address bucket, and every
 request needs that bucket not to be empty, so ids and tokens cannot be guessed
-at speed. A move takes its buckets in the pipeline that loads the game; every
+at speed. A move takes its buckets in the script that loads the game; every
 other request takes them here, before it is handled.
 """
 

@@ -5,7 +5,8 @@
 Starts, one after the other, each on its own redis-server and under uvicorn with the
 same settings:
 
-- the service (``python -m service``), and
+- the service (``python -m service``) with its defaults, except the per-address and
+  per-token rate limits, which the load from one address would run into, and
 - a baseline Starlette app (``create_baseline`` below) that answers the same requests
   with the same two Redis round trips per move (an HMGET pipeline, then EVALSHA of the
   service's own commit script writing a snapshot of the same size) and no game logic.
