@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from typing import Any
 
 import httpx
 
 from tests.api.test_games import assert_problem
 from tests.support.play import Api, Game
+from tests.support.servers import running_service
 
 
 def post(
@@ -164,3 +166,50 @@ async def test_concurrent_flags_on_distinct_cells_all_land(live_server: str) -> 
         assert sorted(d["version"] for d in diffs) == list(range(movers + 1, 2 * movers + 1))
         view = (await c.get(f"/games/{game.id}")).json()
         assert view["version"] == 2 * movers and view["board"] == ["#" * width] * height
+
+
+def test_move_rate_limits_refuse_without_applying(redis_url: str) -> None:
+    """The per-token and per-address buckets are taken by the script that loads the game:
+    a refused move is a 429 that changes nothing, and each token has its own bucket."""
+    env = {"MOVE_RATE_LIMIT": "1", "RATE_LIMIT": "0"}  # one a second, ten saved up
+    with running_service(redis_url, **env) as svc, httpx.Client(base_url=svc.url) as client:
+        api = Api(client)
+        game, other = api.create(preset="expert"), api.create(preset="expert")
+        statuses = []
+        for i in range(20):
+            r = post(client, game, "flag", {"x": i % 30, "y": 0},
+                     **{"Idempotency-Key": f"flag-{i}"})
+            statuses.append(r.status_code)
+            if r.status_code == 429:
+                assert_problem(r, 429, "rate_limited")
+                assert int(r.headers["retry-after"]) >= 1
+        assert set(statuses) == {200, 429}
+        # Only the accepted moves were applied, and retrying one still answers as before.
+        assert api.view(game)["version"] == statuses.count(200)
+        retried = post(client, game, "flag", {"x": 0, "y": 0}, **{"Idempotency-Key": "flag-0"})
+        assert retried.status_code in (200, 429)
+        assert api.view(game)["version"] == statuses.count(200)
+        # The other game's token has a bucket of its own.
+        assert api.flag(other, 0, 0)["version"] == 1
+
+    env = {"MOVE_RATE_LIMIT": "0", "RATE_LIMIT": "1"}  # per address, for every game
+    with running_service(redis_url, **env) as svc, httpx.Client(base_url=svc.url) as client:
+        created = [client.post("/games", json={"preset": "beginner"}) for _ in range(3)]
+        games = [Game(c.json()["game"]["id"], c.json()["token"], c.json()["game"])
+                 for c in created if c.status_code == 201]
+        assert games, "the first requests fit in the address's burst"
+        moves = [post(client, games[i % len(games)], "flag", {"x": i % 9, "y": 1}).status_code
+                 for i in range(20)]
+        assert 429 in moves
+        applied = sum(1 for s in moves if s == 200)
+        # Reading is limited too; wait for the bucket rather than guessing its level.
+        seen = 0
+        for g in games:
+            for _ in range(100):
+                r = client.get(f"/games/{g.id}")
+                if r.status_code == 200:
+                    seen += r.json()["version"]
+                    break
+                assert r.status_code == 429
+                time.sleep(0.2)
+        assert seen == applied
