@@ -114,7 +114,8 @@ class GameStore:
         """The game and, when asked, the answer stored for an idempotency key.
 
         ``takes`` are rate-limit buckets, in groups of one hash tag each, to take first;
-        :class:`RateLimited` says one is empty. It is all one round trip.
+        :class:`RateLimited` says one is empty. It is all one round trip, except on a
+        cluster, where the game and each group are asked for at the same time.
         """
         key = keys.game(game_id)
         fields: list[Any]
