@@ -9,10 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import Iterator
 
 import psutil
-import pytest
 import redis
 from websockets.asyncio.client import connect
 
@@ -22,15 +20,6 @@ from tests.support.servers import RedisServer, ServiceProcess, wait_for
 
 # More rounds (LEAK_ROUNDS=12) show where memory levels off.
 ROUNDS = int(os.environ.get("LEAK_ROUNDS", "3"))
-
-
-@pytest.fixture(scope="module")
-def service(redis_server: RedisServer) -> Iterator[ServiceProcess]:
-    svc = ServiceProcess({"REDIS_URL": redis_server.url}).start()
-    try:
-        yield svc
-    finally:
-        svc.stop()
 
 
 def process(svc: ServiceProcess) -> psutil.Process:
