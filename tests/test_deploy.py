@@ -451,6 +451,8 @@ def test_dockerignore_sits_where_buildkit_looks_and_keeps_what_pip_needs() -> No
         pyproject["project"]["readme"],
         "service/__init__.py",
         "service/config.py",
+        # The service's wire shapes are the SDK's.
+        "clients/python/minesweeper/wire.py",
     ]
     for path in needed:
         assert (ROOT / path).exists(), path

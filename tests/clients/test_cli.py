@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import msgspec
 from minesweeper import Client
+from minesweeper.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay, Snapshot
 
-from service.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay, Snapshot
 from tests.support import solve
 
 from .conftest import FIRST, command, mines_of, safe_cells

@@ -16,8 +16,7 @@ from minesweeper import (
     Unauthorized,
     VersionConflict,
 )
-
-from service.wire import Diff, GameView, Problem
+from minesweeper.wire import Diff, GameView, Problem
 
 from .conftest import FIRST, mines_of, safe_cells
 

@@ -1,8 +1,8 @@
-"""The contract documents, and the JSON Schemas msgspec derives from ``service/wire.py``.
+"""The contract documents, and the JSON Schemas msgspec derives from the wire Structs.
 
 ``openapi.yaml`` (HTTP) and ``asyncapi.yaml`` (WebSocket) are written by hand and
 committed; their ``components/schemas`` must be exactly what msgspec generates for
-the wire Structs. After a change to ``service/wire.py`` run::
+the wire Structs. After a change to ``clients/python/minesweeper/wire.py`` run::
 
     python -m tests.contract.documents          # rewrite the schemas in both documents
     python -m tests.contract.documents --check  # only report what differs
@@ -49,13 +49,13 @@ Schema = dict[str, Any]
 
 
 def wire_structs() -> list[type[msgspec.Struct]]:
-    """Every Struct defined in the wire module, in definition order."""
+    """Every Struct the service's wire module names (most are defined in the SDK's
+    ``minesweeper.wire``, which it builds on), in definition order."""
     found = [
         obj for obj in vars(wire).values()
-        if inspect.isclass(obj) and issubclass(obj, msgspec.Struct)
-        and obj.__module__ == wire.__name__
+        if inspect.isclass(obj) and issubclass(obj, msgspec.Struct) and obj is not msgspec.Struct
     ]
-    return sorted(found, key=lambda cls: inspect.getsourcelines(cls)[1])
+    return sorted(found, key=lambda cls: (cls.__module__, inspect.getsourcelines(cls)[1]))
 
 
 def members(union: Any) -> list[type[msgspec.Struct]]:

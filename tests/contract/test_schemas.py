@@ -61,7 +61,7 @@ def test_schemas_are_msgspecs(path: Any, made: Any) -> None:
     assert set(written) == set(generated), "run: python -m tests.contract.documents"
     for name, schema in generated.items():
         assert docs.strip(written[name]) == docs.strip(schema), (
-            f"{path.name}: {name} differs from service/wire.py; "
+            f"{path.name}: {name} differs from minesweeper/wire.py; "
             "run: python -m tests.contract.documents"
         )
 

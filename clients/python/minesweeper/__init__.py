@@ -8,11 +8,31 @@
 
 :class:`Client` is synchronous, :class:`AsyncClient` asynchronous and can also
 follow a game live (:meth:`AsyncClient.watch`, :meth:`AsyncClient.connect`).
-Answers are the service's own wire Structs from :mod:`service.wire`; errors are
-:class:`ApiError` subclasses, one per problem ``code``.
+Answers are the wire Structs of :mod:`minesweeper.wire`, the same the service sends;
+errors are :class:`ApiError` subclasses, one per problem ``code``.
 """
 
-from service.wire import (
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from .errors import (
+    ApiError,
+    Forbidden,
+    GameInProgress,
+    GameOver,
+    InvalidRequest,
+    NotFound,
+    Paused,
+    RateLimited,
+    StoreUnavailable,
+    TooLarge,
+    Unauthorized,
+    VersionConflict,
+)
+from .game import Game, apply_diff
+from .wire import (
     CreatedGame,
     Diff,
     Fatal,
@@ -29,24 +49,22 @@ from service.wire import (
     Stats,
 )
 
-from .aio import AsyncClient
-from .client import Client
-from .errors import (
-    ApiError,
-    Forbidden,
-    GameInProgress,
-    GameOver,
-    InvalidRequest,
-    NotFound,
-    Paused,
-    RateLimited,
-    StoreUnavailable,
-    TooLarge,
-    Unauthorized,
-    VersionConflict,
-)
-from .game import Game, apply_diff
-from .live import LiveGame, LiveMessage
+if TYPE_CHECKING:
+    from .aio import AsyncClient
+    from .client import Client
+    from .live import LiveGame, LiveMessage
+else:
+    # The clients load httpx and websockets on first use: the service imports
+    # ``minesweeper.wire``, which runs this file, and needs neither.
+    _CLIENTS = {"AsyncClient": ".aio", "Client": ".client", "LiveGame": ".live",
+                "LiveMessage": ".live"}
+
+    def __getattr__(name: str) -> object:
+        if name not in _CLIENTS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(_CLIENTS[name], __name__), name)
+        globals()[name] = value
+        return value
 
 __all__ = [
     "ApiError",

@@ -9,11 +9,9 @@ from typing import TypeVar
 import httpx
 import msgspec
 
-from service.engine import Action, Mark
-from service.wire import Cell, FlagCell, NewGame, Problem
-
 from .errors import ApiError, error_for
 from .game import Game
+from .wire import Action, Cell, FlagCell, Mark, NewGame, Problem, code_of_status
 
 T = TypeVar("T")
 
@@ -22,22 +20,10 @@ USER_AGENT = "minesweeper-python"
 
 _encoder = msgspec.json.Encoder()
 _problem = msgspec.json.Decoder(Problem)
-# The code of an error answer that is not problem+json (a proxy's, say).
-_CODE_OF_STATUS = {
-    400: "invalid_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    412: "version_conflict",
-    413: "too_large",
-    422: "invalid_request",
-    429: "rate_limited",
-    503: "store_unavailable",
-}
 
 
 def new_game_body(**options: object) -> bytes:
-    """A :class:`~service.wire.NewGame` body with only the options that differ from the
+    """A :class:`~minesweeper.wire.NewGame` body with only the options that differ from the
     defaults, so a client stays compatible with services that know fewer options."""
     defaults = msgspec.structs.asdict(NewGame())
     return _encoder.encode({k: v for k, v in options.items() if v != defaults.get(k)})
@@ -94,7 +80,7 @@ def problem_of(response: httpx.Response) -> ApiError:
             pass
     status = response.status_code
     phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
-    code = _CODE_OF_STATUS.get(status, "http_error")
+    code = code_of_status(status) or "http_error"
     detail = response.text[:200].strip() or phrase
     return error_for(Problem(title=phrase, status=status, code=code, detail=detail), retry_after)
 

@@ -18,12 +18,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import msgspec
-
-from service.wire import CreatedGame, Diff, GameView, Heartbeat, Reset, Snapshot
 
 from . import text
 from ._http import DEFAULT_URL
@@ -32,13 +30,14 @@ from .client import Client
 from .errors import ApiError
 from .game import Game, apply_diff
 from .tokens import TokenStore
+from .wire import CreatedGame, Diff, GameView, Heartbeat, PresetName, Reset, Snapshot
 
 __all__ = ["main"]
 
 _json = msgspec.json.Encoder()
 
 
-PRESETS = ["beginner", "intermediate", "expert"]
+PRESETS = list(get_args(PresetName))
 
 
 class Usage(Exception):

@@ -1,6 +1,6 @@
 """Exceptions for ``application/problem+json`` answers, one class per stable ``code``.
 
-Every error the service reports carries a :class:`~service.wire.Problem`. The SDK
+Every error the service reports carries a :class:`~minesweeper.wire.Problem`. The SDK
 raises the subclass of :class:`ApiError` that matches its ``code``, so callers
 catch exactly what they can handle::
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from service.wire import Problem
+from .wire import Problem
 
 __all__ = [
     "ApiError",
@@ -38,13 +38,15 @@ __all__ = [
 class ApiError(Exception):
     """The service answered with a problem; :attr:`problem` holds it as sent."""
 
+    #: The problem ``code`` of the class: ``class GameOver(ApiError, code="game_over")``.
     code: ClassVar[str] = ""
     _by_code: ClassVar[dict[str, type[ApiError]]] = {}
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
+    def __init_subclass__(cls, code: str = "", **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.code:
-            ApiError._by_code[cls.code] = cls
+        if code:
+            cls.code = code
+            ApiError._by_code[code] = cls
 
     def __init__(self, problem: Problem, retry_after: float | None = None) -> None:
         super().__init__(f"{problem.status} {problem.code}: {problem.detail}")
@@ -61,71 +63,49 @@ class ApiError(Exception):
         return self.problem.detail
 
 
-class InvalidRequest(ApiError):
+class InvalidRequest(ApiError, code="invalid_request"):
     """400/422: bad JSON, an unknown field, a cell off the board, an impossible board,
     a question mark on a game without them, an Idempotency-Key reused for another move."""
 
-    code = "invalid_request"
 
-
-class Unauthorized(ApiError):
+class Unauthorized(ApiError, code="unauthorized"):
     """401: a move without a bearer token (or, on a socket, before ``auth``)."""
 
-    code = "unauthorized"
 
-
-class Forbidden(ApiError):
+class Forbidden(ApiError, code="forbidden"):
     """403: the token does not belong to this game."""
 
-    code = "forbidden"
 
-
-class NotFound(ApiError):
+class NotFound(ApiError, code="not_found"):
     """404: no such game, or it expired."""
 
-    code = "not_found"
 
-
-class GameOver(ApiError):
+class GameOver(ApiError, code="game_over"):
     """409: the game is won or lost; no move changes it any more."""
 
-    code = "game_over"
 
-
-class Paused(ApiError):
+class Paused(ApiError, code="paused"):
     """409: the game is paused; moves and hints wait until it is resumed."""
 
-    code = "paused"
 
-
-class GameInProgress(ApiError):
+class GameInProgress(ApiError, code="game_in_progress"):
     """409: the game has not ended yet, so there is no replay of it."""
 
-    code = "game_in_progress"
 
-
-class VersionConflict(ApiError):
+class VersionConflict(ApiError, code="version_conflict"):
     """412: ``if_match`` named a version the game has moved past."""
 
-    code = "version_conflict"
 
-
-class TooLarge(ApiError):
+class TooLarge(ApiError, code="too_large"):
     """413: the request body is over the service's limit."""
 
-    code = "too_large"
 
-
-class RateLimited(ApiError):
+class RateLimited(ApiError, code="rate_limited"):
     """429: too many requests; see :attr:`retry_after`."""
 
-    code = "rate_limited"
 
-
-class StoreUnavailable(ApiError):
+class StoreUnavailable(ApiError, code="store_unavailable"):
     """503: the game store is unreachable or the game too busy; see :attr:`retry_after`."""
-
-    code = "store_unavailable"
 
 
 def error_for(problem: Problem, retry_after: float | None = None) -> ApiError:

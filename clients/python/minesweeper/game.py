@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from service.wire import Diff, GameView
+from .wire import Diff, GameView
 
 __all__ = ["Game", "apply_diff"]
 

@@ -15,30 +15,28 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
-from types import TracebackType
 from typing import TypeAlias
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from service.engine import Mark
-from service.wire import (
+from . import _http
+from .errors import ApiError, StoreUnavailable, error_for
+from .wire import (
     Auth,
     ChordMessage,
     Diff,
     Error,
     FlagMessage,
     Heartbeat,
+    Mark,
     Reset,
     Result,
     RevealMessage,
     ServerMessage,
     Snapshot,
 )
-
-from . import _http
-from .errors import ApiError, StoreUnavailable, error_for
 
 __all__ = ["LiveGame", "LiveMessage"]
 
@@ -60,10 +58,10 @@ class LiveGame:
             async for message in live:
                 ...
 
-    Iteration yields :class:`~service.wire.Snapshot` (first, unless resuming with
-    ``since``), :class:`~service.wire.Diff` per committed move in version order,
-    :class:`~service.wire.Heartbeat` when the game is quiet, and
-    :class:`~service.wire.Reset` when the game was reset (kinds of message newer than
+    Iteration yields :class:`~minesweeper.wire.Snapshot` (first, unless resuming with
+    ``since``), :class:`~minesweeper.wire.Diff` per committed move in version order,
+    :class:`~minesweeper.wire.Heartbeat` when the game is quiet, and
+    :class:`~minesweeper.wire.Reset` when the game was reset (kinds of message newer than
     this client are skipped). It raises the
     :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
     game, a wrong token) and ``ConnectionError`` when it could not resume after
@@ -108,12 +106,7 @@ class LiveGame:
         await self.open()
         return self
 
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def open(self) -> None:
@@ -169,7 +162,7 @@ class LiveGame:
     async def _move(
         self, message: Callable[[int], RevealMessage | FlagMessage | ChordMessage]
     ) -> Diff:
-        """Send a move and wait for its answer: a :class:`~service.wire.Diff` or an error.
+        """Send a move and wait for its answer: a :class:`~minesweeper.wire.Diff` or an error.
 
         A move in flight when the socket drops raises ``ConnectionError``; it may or
         may not have been applied (a later diff tells).

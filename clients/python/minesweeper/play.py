@@ -17,13 +17,10 @@ import termios
 import textwrap
 import time
 import tty
-from collections.abc import Iterator
-from types import TracebackType
-from typing import Any, Literal
+from collections.abc import Awaitable, Iterator
+from typing import Any, TypeVar
 
 import httpx
-
-from service.wire import Diff, Heartbeat, Hint, Reset, Snapshot
 
 from . import text
 from .aio import AsyncClient
@@ -31,8 +28,11 @@ from .errors import ApiError
 from .game import Game
 from .live import LiveGame
 from .tokens import TokenStore
+from .wire import Action, Diff, Heartbeat, Hint, Reset, Snapshot
 
 __all__ = ["play"]
+
+T = TypeVar("T")
 
 HELP = "arrows/wasd move  space reveal  f flag  c chord  h hint  p pause  n new  q quit"
 _ARROWS = {b"A": "up", b"B": "down", b"C": "right", b"D": "left"}
@@ -78,12 +78,7 @@ class Terminal:
         self.write("\x1b[?1049h\x1b[?25l")
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.write("\x1b[0m\x1b[?25h\x1b[?1049l")
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
@@ -211,29 +206,29 @@ class Player:
             return False
         return True
 
-    async def move(self, action: Literal["reveal", "flag", "chord"]) -> None:
+    async def move(self, action: Action) -> None:
         if self.refused():
             return
         if self.game.paused:
             self.message = "the game is paused: p to resume"
             return
         assert self.live is not None
-        x, y = self.cursor
-        try:
-            if action == "flag":
-                diff = await self.live.flag(x, y)
-            elif action == "chord":
-                diff = await self.live.chord(x, y)
-            else:
-                diff = await self.live.reveal(x, y)
-        except ApiError as exc:
-            self.message = exc.detail
-            return
-        except (OSError, TimeoutError) as exc:
-            self.message = f"the move did not go through: {exc or 'timed out'}"
+        play = {"reveal": self.live.reveal, "flag": self.live.flag, "chord": self.live.chord}
+        diff = await self.attempt(play[action](*self.cursor), "the move did not go through")
+        if diff is None:
             return
         self.message = ""
         await self.absorb(diff)
+
+    async def attempt(self, call: Awaitable[T], failure: str) -> T | None:
+        """The answer to ``call``; or ``None``, with the reason in the message."""
+        try:
+            return await call
+        except ApiError as exc:
+            self.message = exc.detail
+        except _UNREACHABLE as exc:
+            self.message = f"{failure}: {exc or 'timed out'}"
+        return None
 
     async def absorb(self, diff: Diff) -> None:
         self.sync_clock(diff.move.at)
@@ -250,13 +245,8 @@ class Player:
         if self.game.paused:
             self.message = "the game is paused: p to resume"
             return
-        try:
-            hint = await self.client.hint(self.game)
-        except ApiError as exc:
-            self.message = exc.detail
-            return
-        except _UNREACHABLE as exc:
-            self.message = f"no hint: {exc or 'timed out'}"
+        hint = await self.attempt(self.client.hint(self.game), "no hint")
+        if hint is None:
             return
         self.hint = hint
         self.cursor = (hint.x, hint.y)
@@ -266,16 +256,9 @@ class Player:
         """Pause (the clock stops, the board is hidden everywhere) or resume."""
         if self.refused():
             return
-        try:
-            if self.game.paused:
-                diff = await self.client.resume(self.game)
-            else:
-                diff = await self.client.pause(self.game)
-        except ApiError as exc:
-            self.message = exc.detail
-            return
-        except _UNREACHABLE as exc:
-            self.message = f"the game could not be paused or resumed: {exc or 'timed out'}"
+        change = self.client.resume if self.game.paused else self.client.pause
+        diff = await self.attempt(change(self.game), "the game could not be paused or resumed")
+        if diff is None:
             return
         self.sync_clock(diff.move.at)
         self.message = "paused: p to resume" if self.game.paused else ""

@@ -6,7 +6,7 @@ import os
 from datetime import datetime
 from typing import TextIO
 
-from service.wire import Diff, GameView, Hint, Leaderboard, Replay, Stats
+from .wire import Diff, GameView, Hint, Leaderboard, Replay, Stats
 
 RESET = "\x1b[0m"
 # The classic colours of the numbers, then the marks.

@@ -1,0 +1,372 @@
+"""The wire: every shape the service and its clients exchange, and nothing else.
+
+Request bodies, responses and WebSocket messages as msgspec Structs, the words they
+use (``Status``, ``Action``, ``Mark``, ...) and the problem codes. The service's
+``service.wire`` builds on this module, so each shape is defined once; it imports
+nothing but msgspec, so a client installs and type-checks without the service.
+``openapi.yaml`` and ``asyncapi.yaml`` describe exactly these types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Final, Literal
+
+from msgspec import Meta, Struct
+
+__all__ = [
+    "PROBLEM_STATUSES",
+    "Action",
+    "Auth",
+    "Cell",
+    "ChangedCell",
+    "ChordMessage",
+    "Clicks",
+    "ClientMessage",
+    "Coordinate",
+    "CreatedGame",
+    "DailyDate",
+    "Diff",
+    "Error",
+    "Fatal",
+    "FirstClick",
+    "FlagCell",
+    "FlagMessage",
+    "GameView",
+    "Health",
+    "Heartbeat",
+    "Hint",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "Mark",
+    "MineCount",
+    "MoveAction",
+    "NewGame",
+    "PauseAction",
+    "PlayedMove",
+    "PlayerName",
+    "PresetName",
+    "Problem",
+    "Replay",
+    "ReplayMove",
+    "RequestId",
+    "Reset",
+    "Result",
+    "RevealMessage",
+    "Seed",
+    "ServerMessage",
+    "Size",
+    "Snapshot",
+    "Stats",
+    "Status",
+    "Timestamp",
+    "code_of_status",
+]
+
+Status = Literal["ready", "playing", "won", "lost"]
+Action = Literal["reveal", "flag", "chord"]
+Mark = Literal["flag", "question", "none"]
+PresetName = Literal["beginner", "intermediate", "expert"]
+FirstClick = Literal["zero", "safe", "none"]
+PauseAction = Literal["pause", "resume"]
+# What a diff can record: a move, or the game being paused or resumed.
+MoveAction = Action | PauseAction
+
+Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
+Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
+Size = Annotated[int, Meta(ge=2, le=1_000_000)]
+MineCount = Annotated[int, Meta(ge=1, le=1_000_000)]
+PlayerName = Annotated[
+    str, Meta(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_.\- ]+$")
+]
+Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
+# A cell that changed: [x, y, char].
+ChangedCell = tuple[int, int, str]
+RequestId = Annotated[str, Meta(max_length=64)] | int
+DailyDate = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+
+
+# ---- requests ---------------------------------------------------------------------------
+
+
+class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /games``: a preset, or a custom ``width``/``height``/``mines``."""
+
+    preset: PresetName | None = None
+    width: Size | None = None
+    height: Size | None = None
+    mines: MineCount | None = None
+    seed: Seed | None = None
+    first_click: FirstClick = "zero"
+    no_guess: bool = False
+    question_marks: bool = False
+    player: PlayerName | None = None
+    # Today's shared board for this preset: the same mines for every player.
+    daily: PresetName | None = None
+
+
+class Cell(Struct, forbid_unknown_fields=True):
+    """The body of ``reveal`` and ``chord``."""
+
+    x: Coordinate
+    y: Coordinate
+
+
+class FlagCell(Struct, forbid_unknown_fields=True):
+    """The body of ``flag``: without ``mark`` the cell's mark cycles."""
+
+    x: Coordinate
+    y: Coordinate
+    mark: Mark | None = None
+
+
+# ---- responses --------------------------------------------------------------------------
+
+
+class Clicks(Struct):
+    reveal: int
+    flag: int
+    chord: int
+    total: int
+    useful: int
+
+
+class Stats(Struct):
+    clicks: Clicks
+    hints: int
+    assisted: bool
+    bbbv: int | None
+    bbbv_done: int
+    bbbv_per_second: float | None
+    efficiency: float | None
+
+
+class GameView(Struct):
+    id: str
+    version: int
+    status: Status
+    width: int
+    height: int
+    mines: int
+    mines_left: int
+    preset: PresetName | None
+    first_click: FirstClick
+    no_guess: bool
+    question_marks: bool
+    paused: bool
+    player: str | None
+    daily: DailyDate | None
+    board: list[str]
+    created_at: Timestamp
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+    server_time: Timestamp
+    stats: Stats
+
+
+class CreatedGame(Struct):
+    game: GameView
+    token: str
+
+
+class PlayedMove(Struct, omit_defaults=True):
+    """The move behind a diff; ``pause`` and ``resume`` name no cell, and ``mark`` is
+    there when a flag move set a mark rather than cycling it."""
+
+    action: MoveAction
+    x: int | None
+    y: int | None
+    at: Timestamp
+    mark: Mark | None = None
+
+
+class Diff(Struct, tag="diff", tag_field="type"):
+    """A move's answer over HTTP and the live message for it: the same bytes."""
+
+    version: int
+    status: Status
+    move: PlayedMove
+    cells: list[ChangedCell]
+    mines_left: int
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+    # Only on the move that ends the game.
+    stats: Stats | None = None
+
+
+class Hint(Struct):
+    """A cell to play next: certainly safe, certainly a mine, or the safest guess."""
+
+    x: int
+    y: int
+    kind: Literal["safe", "mine", "guess"]
+    # The chance that the cell holds a mine: 0 or 1 when certain.
+    mine_probability: float
+    reason: str
+
+
+class ReplayMove(Struct, omit_defaults=True):
+    version: int
+    action: MoveAction
+    x: int | None
+    y: int | None
+    at: Timestamp
+    mark: Mark | None = None
+
+
+class Fatal(Struct):
+    """The click that lost the game, and whether any cell was certainly safe before it."""
+
+    x: int
+    y: int
+    forced_guess: bool
+
+
+class Replay(Struct):
+    """Everything needed to replay a finished game exactly."""
+
+    id: str
+    width: int
+    height: int
+    mines: int
+    preset: PresetName | None
+    first_click: FirstClick
+    no_guess: bool
+    question_marks: bool
+    daily: DailyDate | None
+    player: str | None
+    seed: int
+    status: Status
+    # Rows of the board: ``*`` a mine, ``.`` a safe cell.
+    layout: list[str]
+    # Cells opened for the player before the first move (the start of a daily board).
+    opened: list[ChangedCell]
+    moves: list[ReplayMove]
+    # False when a very long game's oldest moves are no longer kept.
+    complete: bool
+    created_at: Timestamp
+    started_at: Timestamp | None
+    ended_at: Timestamp | None
+    elapsed_ms: int
+    stats: Stats
+    fatal: Fatal | None
+
+
+class LeaderboardEntry(Struct):
+    rank: int
+    player: str
+    elapsed_ms: int
+    bbbv: int
+    bbbv_per_second: float
+    game_id: str
+    ended_at: Timestamp
+
+
+class Leaderboard(Struct):
+    preset: PresetName
+    no_guess: bool
+    date: DailyDate | None
+    entries: list[LeaderboardEntry]
+
+
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details with a stable ``code``."""
+
+    title: str
+    status: int
+    code: str
+    detail: str
+    type: str = "about:blank"
+
+
+class Health(Struct):
+    status: Literal["ok"]
+
+
+# ---- live messages (WebSocket) ----------------------------------------------------------
+
+
+class Snapshot(Struct, tag="snapshot", tag_field="type"):
+    game: GameView
+
+
+class Heartbeat(Struct, tag="heartbeat", tag_field="type"):
+    """Sent when the game is quiet, so a client can tell it missed nothing."""
+
+    version: int
+    server_time: Timestamp
+
+
+class Reset(Struct, tag="reset", tag_field="type"):
+    """The game was reset: play goes on in the game ``next_id``."""
+
+    next_id: str
+
+
+class Result(Struct, tag="result", tag_field="type"):
+    """The answer to a move sent over the socket, correlated by the client's ``id``."""
+
+    id: RequestId | None
+    diff: Diff
+
+
+class Error(Struct, tag="error", tag_field="type"):
+    id: RequestId | None
+    problem: Problem
+
+
+ServerMessage = Snapshot | Diff | Heartbeat | Reset | Result | Error
+
+
+class Auth(Struct, tag="auth", tag_field="type", forbid_unknown_fields=True):
+    token: Annotated[str, Meta(max_length=128)]
+    id: RequestId | None = None
+
+
+class RevealMessage(Struct, tag="reveal", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    id: RequestId | None = None
+
+
+class FlagMessage(Struct, tag="flag", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    mark: Mark | None = None
+    id: RequestId | None = None
+
+
+class ChordMessage(Struct, tag="chord", tag_field="type", forbid_unknown_fields=True):
+    x: Coordinate
+    y: Coordinate
+    id: RequestId | None = None
+
+
+ClientMessage = Auth | RevealMessage | FlagMessage | ChordMessage
+
+
+# ---- problems ---------------------------------------------------------------------------
+
+#: Every problem ``code`` and the HTTP statuses it is answered with.
+PROBLEM_STATUSES: Final[Mapping[str, tuple[int, ...]]] = {
+    "invalid_request": (400, 422),
+    "unauthorized": (401,),
+    "forbidden": (403,),
+    "not_found": (404,),
+    "game_over": (409,),
+    "paused": (409,),
+    "game_in_progress": (409,),
+    "version_conflict": (412,),
+    "too_large": (413,),
+    "rate_limited": (429,),
+    "store_unavailable": (503,),
+}
+
+
+def code_of_status(status: int) -> str | None:
+    """The code an error answer without a problem body stands for (a proxy's, say):
+    the one code answered with ``status``, or ``None`` when none or several are."""
+    codes = [code for code, statuses in PROBLEM_STATUSES.items() if status in statuses]
+    return codes[0] if len(codes) == 1 else None
