@@ -1,36 +1,49 @@
-"""The asynchronous client: the same methods as :class:`~minesweeper.Client`, awaited,
-plus live games over WebSocket."""
+"""The asynchronous client: one method per endpoint, awaited, answers decoded into
+wire Structs; and games followed live over WebSocket.
+
+The synchronous :class:`~minesweeper.Client` in ``client.py`` is written from this
+file by ``python -m tests.clients.sync_client``: the same class without ``async``,
+``await`` and the live section, so the two cannot drift apart.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator  # async only
 from datetime import date as Date
-from types import TracebackType
-from typing import Literal
 
 import httpx
 
-from service.engine import Action, FirstClick, Mark, PresetName
-from service.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay
-
 from . import _http
 from .game import Game
-from .live import LiveGame, LiveMessage
+from .live import LiveGame, LiveMessage  # async only
+from .wire import (
+    Action,
+    CreatedGame,
+    Diff,
+    FirstClick,
+    GameView,
+    Hint,
+    Leaderboard,
+    Mark,
+    PauseAction,
+    PresetName,
+    Replay,
+)
 
 __all__ = ["AsyncClient"]
 
 
 class AsyncClient:
-    """Talks to one service over HTTP and WebSocket::
+    """Talks to one service over HTTP::
 
         async with AsyncClient("http://127.0.0.1:8000") as client:
-            game = await client.new_game("expert")
-            await client.reveal(game, 15, 8)
-            async for message in client.watch(game.id):
-                print(message)
+            game = await client.new_game("beginner")
+            await client.reveal(game, 4, 4)
+            print("\\n".join(game.view.board))
 
     Moves take a :class:`Game` handle (its token is used and its view kept current)
-    or a game id with ``token=``. Errors raise :class:`~minesweeper.ApiError`
+    or a game id with ``token=``. ``http`` is an ``httpx.AsyncClient`` of your own (its
+    ``base_url`` wins over ``base_url``). Errors raise :class:`~minesweeper.ApiError`
     subclasses; network failures raise ``httpx.TransportError``.
     """
 
@@ -45,17 +58,13 @@ class AsyncClient:
             base_url=base_url, timeout=timeout, headers={"User-Agent": _http.USER_AGENT}
         )
         self.base_url = str(self._http.base_url).rstrip("/")
+        #: Seconds a request may wait for the service.
         self.timeout = timeout
 
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -109,7 +118,7 @@ class AsyncClient:
 
     async def reset(self, game: Game | str, *, token: str | None = None) -> Game:
         """A new game with the same settings (new id, new token); watchers of the old
-        game receive a :class:`~service.wire.Reset` naming it."""
+        game receive a :class:`~minesweeper.wire.Reset` naming it."""
         response = await self._http.post(
             f"/games/{_http.game_id(game)}/reset",
             headers=_http.auth(_http.token_of(game, token)),
@@ -159,7 +168,7 @@ class AsyncClient:
         return await self._pause(game, "resume", token)
 
     async def _pause(
-        self, game: Game | str, action: Literal["pause", "resume"], token: str | None
+        self, game: Game | str, action: PauseAction, token: str | None
     ) -> Diff:
         response = await self._http.post(
             f"/games/{_http.game_id(game)}/{action}",
@@ -234,7 +243,10 @@ class AsyncClient:
             await self.get(game)
         return diff
 
-    # ---- live -----------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"<AsyncClient {self.base_url}>"
+
+    # ---- live (async only: the synchronous client ends here) ------------------------------
 
     def connect(
         self,
@@ -261,6 +273,3 @@ class AsyncClient:
                             timeout=self.timeout) as live:
             async for message in live:
                 yield message
-
-    def __repr__(self) -> str:
-        return f"<AsyncClient {self.base_url}>"

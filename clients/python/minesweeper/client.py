@@ -1,18 +1,30 @@
-"""The synchronous client: one method per endpoint, answers decoded into wire Structs."""
+"""The synchronous client: one method per endpoint, answers decoded into Structs.
+
+Written from ``aio.py`` by ``python -m tests.clients.sync_client``: edit that file,
+not this one.
+"""
 
 from __future__ import annotations
 
 from datetime import date as Date
-from types import TracebackType
-from typing import Literal
 
 import httpx
 
-from service.engine import Action, FirstClick, Mark, PresetName
-from service.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay
-
 from . import _http
 from .game import Game
+from .wire import (
+    Action,
+    CreatedGame,
+    Diff,
+    FirstClick,
+    GameView,
+    Hint,
+    Leaderboard,
+    Mark,
+    PauseAction,
+    PresetName,
+    Replay,
+)
 
 __all__ = ["Client"]
 
@@ -42,16 +54,13 @@ class Client:
             base_url=base_url, timeout=timeout, headers={"User-Agent": _http.USER_AGENT}
         )
         self.base_url = str(self._http.base_url).rstrip("/")
+        #: Seconds a request may wait for the service.
+        self.timeout = timeout
 
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -105,7 +114,7 @@ class Client:
 
     def reset(self, game: Game | str, *, token: str | None = None) -> Game:
         """A new game with the same settings (new id, new token); watchers of the old
-        game receive a :class:`~service.wire.Reset` naming it."""
+        game receive a :class:`~minesweeper.wire.Reset` naming it."""
         response = self._http.post(
             f"/games/{_http.game_id(game)}/reset",
             headers=_http.auth(_http.token_of(game, token)),
@@ -117,7 +126,8 @@ class Client:
         """A finished game in full: its settings, the mines, every move with its server
         time, and for a loss whether the fatal click was a forced guess. Before the end
         it raises :class:`~minesweeper.GameInProgress`."""
-        return _http.decode(self._http.get(f"/games/{_http.game_id(game)}/replay"), Replay)
+        response = self._http.get(f"/games/{_http.game_id(game)}/replay")
+        return _http.decode(response, Replay)
 
     def leaderboard(
         self,
@@ -154,7 +164,7 @@ class Client:
         return self._pause(game, "resume", token)
 
     def _pause(
-        self, game: Game | str, action: Literal["pause", "resume"], token: str | None
+        self, game: Game | str, action: PauseAction, token: str | None
     ) -> Diff:
         response = self._http.post(
             f"/games/{_http.game_id(game)}/{action}",
