@@ -13,6 +13,7 @@ from minesweeper import errors, wire
 
 from service import engine
 from service import wire as service_wire
+from service.engine import solver
 from tests.clients import sync_client
 
 
@@ -32,6 +33,7 @@ def test_the_service_sends_the_sdk_shapes_themselves() -> None:
         (wire.Mark, engine.Mark),
         (wire.PresetName, engine.PresetName),
         (wire.FirstClick, engine.FirstClick),
+        (wire.HintKind, solver.HintKind),
     ],
 )
 def test_the_engine_uses_the_words_of_the_wire(on_the_wire: object, in_the_engine: object) -> None:

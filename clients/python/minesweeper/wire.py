@@ -36,6 +36,7 @@ __all__ = [
     "Health",
     "Heartbeat",
     "Hint",
+    "HintKind",
     "Leaderboard",
     "LeaderboardEntry",
     "Mark",
@@ -68,6 +69,8 @@ Action = Literal["reveal", "flag", "chord"]
 Mark = Literal["flag", "question", "none"]
 PresetName = Literal["beginner", "intermediate", "expert"]
 FirstClick = Literal["zero", "safe", "none"]
+# A hinted cell: certainly safe, certainly a mine, or the safest guess.
+HintKind = Literal["safe", "mine", "guess"]
 PauseAction = Literal["pause", "resume"]
 # What a diff can record: a move, or the game being paused or resumed.
 MoveAction = Action | PauseAction
@@ -201,7 +204,7 @@ class Hint(Struct):
 
     x: int
     y: int
-    kind: Literal["safe", "mine", "guess"]
+    kind: HintKind
     # The chance that the cell holds a mine: 0 or 1 when certain.
     mine_probability: float
     reason: str
