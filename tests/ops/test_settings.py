@@ -1,0 +1,152 @@
+"""Settings: declared once, read from flags and the environment, checked with a clear
+message, listed by ``--help`` and by the README's table exactly as declared."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+import websockets
+
+from service import config
+from service.config import SETTINGS, Config, SettingError, read
+from tests.support.servers import ROOT, ServiceProcess, free_port
+
+
+def run_service(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m service`` with only ``env`` set: for the runs that stop before serving."""
+    return subprocess.run(
+        [sys.executable, "-m", "service", *args], cwd=ROOT, capture_output=True, text=True,
+        env={"PATH": "/usr/bin:/bin", **(env or {})}, timeout=60,
+    )
+
+
+def test_every_field_of_config_is_a_setting_with_a_meaning() -> None:
+    assert [s.field for s in SETTINGS] == list(Config.__struct_fields__)
+    for s in SETTINGS:
+        assert s.meaning and s.env == s.field.upper() and s.flag.startswith("--")
+        # The default is what reading nothing gives, and it reads back as itself.
+        assert getattr(read({}), s.field) == s.default
+        if s.shown:
+            assert getattr(read({s.env: s.shown}), s.field) == s.default, s.env
+
+
+def test_values_are_coerced_from_text() -> None:
+    c = read({"PORT": "9000", "REDIS_CLUSTER": "true", "DATA_DIR": "/srv/games",
+              "RATE_LIMIT": "2.5", "LOG_LEVEL": "DEBUG", "CORS_ORIGINS": " https://a.example, ",
+              "FORWARDED_ALLOW_IPS": "10.0.0.0/8, 192.0.2.7,2001:db8::/32",
+              "HEARTBEAT_SECONDS": "0.25"})
+    assert c.port == 9000 and c.redis_cluster is True
+    assert c.data_dir == Path("/srv/games") and c.rate_limit == 2.5 and c.log_level == "debug"
+    assert c.cors_origins == ("https://a.example",)
+    assert c.trusted_proxies == ["10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32"]
+    assert c.heartbeat_seconds == 0.25
+    assert read({"REDIS_URL": "redis+cluster://127.0.0.1:7000"}).redis_cluster is True
+    # Empty counts as unset, in the environment and as a flag.
+    assert read({"PORT": ""}).port == 8000
+    assert read({"REDIS_URL": "redis://r:6379"}, {"REDIS_URL": ""}).redis_url == ""
+
+
+def test_a_flag_wins_over_the_environment() -> None:
+    flags = config.flags_given(config.parser().parse_args(
+        ["--port", "9001", "--no-redis-cluster", "--data-dir", "/d", "--workers", "3"]))
+    assert flags == {"PORT": "9001", "REDIS_CLUSTER": "0", "DATA_DIR": "/d", "WORKERS": "3"}
+    c = read({"PORT": "80", "REDIS_CLUSTER": "1", "HOST": "0.0.0.0"}, flags)
+    assert (c.port, c.redis_cluster, c.data_dir, c.workers, c.host) == (
+        9001, False, Path("/d"), 3, "0.0.0.0")
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"PORT": "eighty"}, "PORT must be a whole number from 0 to 65535, not 'eighty'"),
+    ({"PORT": "70000"}, "PORT must be a whole number from 0 to 65535"),
+    ({"WORKERS": "0"}, "WORKERS must be a whole number of at least 1, not '0'"),
+    ({"RATE_LIMIT": "-1"}, "RATE_LIMIT must be a number of at least 0"),
+    ({"LOG_LEVEL": "loud"}, "LOG_LEVEL must be one of"),
+    ({"REDIS_CLUSTER": "maybe"}, "REDIS_CLUSTER must be 1 or 0"),
+    ({"HEARTBEAT_SECONDS": "0"}, "HEARTBEAT_SECONDS must be a number above 0"),
+    ({"FORWARDED_ALLOW_IPS": "*"}, "FORWARDED_ALLOW_IPS may not be *"),
+    ({"FORWARDED_ALLOW_IPS": "10.0.0.1/8"}, "FORWARDED_ALLOW_IPS: 10.0.0.1/8 has host bits"),
+    ({"FORWARDED_ALLOW_IPS": "ingress"}, "FORWARDED_ALLOW_IPS: 'ingress' does not appear"),
+])
+def test_a_bad_value_is_refused_with_its_name(env: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingError) as refused:
+        read(env)
+    assert message in str(refused.value)
+
+
+def test_bad_values_stop_the_service_with_status_2() -> None:
+    out = run_service(env={"PORT": "eighty"})
+    assert out.returncode == 2
+    assert "PORT must be a whole number from 0 to 65535, not 'eighty'" in out.stderr
+    out = run_service("--port", "eighty")
+    assert out.returncode == 2
+    assert "--port must be a whole number from 0 to 65535, not 'eighty'" in out.stderr
+    out = run_service("--workers", "2", env={"FORWARDED_ALLOW_IPS": "*"})
+    assert out.returncode == 2 and "FORWARDED_ALLOW_IPS may not be *" in out.stderr
+    out = run_service("--no-such-setting", "1")
+    assert out.returncode == 2 and "unrecognized arguments: --no-such-setting" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_help_lists_every_setting_with_its_flag_and_default() -> None:
+    out = run_service("--help")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    for s in SETTINGS:
+        assert s.flag in text and s.env in text, s.env
+        if s.shown:
+            assert f"default {s.shown}" in text, s.env
+
+
+def readme_settings() -> list[list[str]]:
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Configuration"):]
+    section = section[: section.index("\n## ", 1)]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
+
+
+def test_the_readme_table_matches_the_settings() -> None:
+    rows = readme_settings()
+    assert [row[0] for row in rows] == [f"`{s.env}`" for s in SETTINGS]
+    for row, s in zip(rows, SETTINGS, strict=True):
+        name, flag, default, meaning = row
+        assert flag == f"`{s.flag}`", name
+        if s.shown:
+            assert default == f"`{s.shown}`", name
+        else:
+            assert re.match(r"(unset|none)\b", default), name
+        assert meaning, name
+
+
+async def test_the_service_runs_on_flags(redis_url: str) -> None:
+    """Flags beat the environment, in the worker processes too (a quick heartbeat)."""
+    port = free_port()
+    args = ["--port", str(port), "--host", "127.0.0.1", "--redis-url", redis_url,
+            "--workers", "2", "--heartbeat-seconds", "0.2"]
+    # The environment says otherwise about all of these; the flags must win.
+    env = {"PORT": str(free_port()), "REDIS_URL": "redis://127.0.0.1:1/0", "WORKERS": "1",
+           "HEARTBEAT_SECONDS": "600"}
+    with ServiceProcess(env, port=port, args=args) as svc:
+        created = httpx.post(f"{svc.url}/games", json={"preset": "beginner"}).json()
+        url = svc.url.replace("http://", "ws://") + f"/games/{created['game']['id']}/events"
+
+        # Sockets spread over both workers: each must send heartbeats.
+        sockets = [await websockets.connect(url) for _ in range(4)]
+        try:
+            seen = [json.loads(await asyncio.wait_for(ws.recv(), 30))["type"]
+                    for ws in sockets for _ in range(2)]
+        finally:
+            for ws in sockets:
+                await ws.close()
+        assert seen.count("snapshot") == 4 and seen.count("heartbeat") == 4
+        assert svc.proc is not None
+        children = psutil.Process(svc.proc.pid).children()
+        assert len([p for p in children if "spawn_main" in " ".join(p.cmdline())]) == 2
