@@ -1,16 +1,25 @@
-"""``python -m service``: run the service, starting an embedded Redis when REDIS_URL is unset."""
+"""``python -m service``: run the service, starting an embedded Redis when REDIS_URL is unset,
+and stop everything it started however it is asked to stop (Ctrl-C or SIGTERM)."""
 
 from __future__ import annotations
 
 import logging
 import logging.config
 import os
+import shutil
+import signal
+import sys
 import tempfile
+from types import FrameType
 
 import uvicorn
 
 from . import config, logs
 from .store.embedded import EmbeddedRedis
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    sys.exit(0)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,14 +33,20 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.update(flags)
     log_config = logs.config(settings.log_level)
     logging.config.dictConfig(log_config)
+    metrics_dir = None
     if settings.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
         # Each worker counts on its own; /metrics adds them up from this folder.
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="ms-metrics-")
-    embedded = None
-    if not settings.redis_url:
-        embedded = EmbeddedRedis(settings.data_dir).start()
-        os.environ["REDIS_URL"] = embedded.url
+        metrics_dir = tempfile.mkdtemp(prefix="ms-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    # uvicorn stops gracefully on SIGTERM, then raises it again with the handler it found;
+    # the default one would end the process before ``finally`` stops the embedded Redis.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    embedded = None if settings.redis_url else EmbeddedRedis(
+        settings.data_dir, settings.appendfsync
+    )
     try:
+        if embedded is not None:
+            os.environ["REDIS_URL"] = embedded.start().url
         uvicorn.run(
             "service.api.app:create_app",
             factory=True,
@@ -49,9 +64,13 @@ def main(argv: list[str] | None = None) -> None:
             ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
+    except KeyboardInterrupt:
+        pass  # Ctrl-C, raised again by uvicorn once it has shut down: a clean stop
     finally:
         if embedded is not None:
             embedded.stop()
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,12 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     data_dir: Annotated[Path, Meta(
         description="where the embedded Redis keeps its data; unused when REDIS_URL is set"
     )] = Path("data")
+    appendfsync: Annotated[Literal["always", "everysec"], Meta(
+        description="when the embedded Redis syncs its append-only file to disk. always: "
+        "before a move is answered, so no answered move is lost; everysec: about once a "
+        "second, for more moves a second, losing those of the last second or two if the "
+        "machine fails or the server is killed while the disk lags"
+    )] = "always"
     workers: Annotated[int, Meta(ge=1, description="service processes")] = 1
     game_ttl: Annotated[int, Meta(ge=1, description="seconds an untouched game is kept")] = (
         7 * 24 * 3600

@@ -1,6 +1,6 @@
 """Throughput of moves: the service against a baseline that does only the Redis work.
 
-    python tests/bench/load.py [--seconds 10] [--concurrency 32]
+    python tests/bench/load.py [--seconds 10] [--concurrency 32] [--appendfsync always]
 
 Starts, one after the other, each on its own redis-server and under uvicorn with the
 same settings:
@@ -267,11 +267,16 @@ def main() -> None:
     parser.add_argument("--moves-per-game", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3,
                         help="runs of each, alternating, so noise hits both alike")
+    parser.add_argument("--appendfsync", choices=["everysec", "always"], default="everysec",
+                        help="the service's Redis only (the baseline's stays at everysec): "
+                        "the ratio against a run with the default is what fsyncing every "
+                        "write costs, as the embedded Redis does")
     args = parser.parse_args()
 
     import urllib.request
 
-    redis_service, redis_base = RedisServer().start(), RedisServer().start()
+    redis_service = RedisServer(None, None, "--appendfsync", args.appendfsync).start()
+    redis_base = RedisServer().start()
     svc = base = None
     runs: dict[str, list[dict[str, Any]]] = {"service": [], "baseline": []}
     try:
@@ -304,7 +309,8 @@ def main() -> None:
         redis_base.cleanup()
 
     print(f"expert boards, {args.concurrency} connections, {args.rounds} x {args.seconds:.0f} s "
-          f"each, snapshot {size} bytes, {os.cpu_count()} CPUs, load average "
+          f"each, snapshot {size} bytes, service's Redis appendfsync {args.appendfsync}, "
+          f"{os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}")
     print(f"{'':10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'moves':>7} {'games':>6} "
           f"{'errors':>6} {'server CPU us/request':>22}")
