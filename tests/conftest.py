@@ -4,6 +4,8 @@ and the check, when the run ends, that every server the tests started has stoppe
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -58,3 +60,12 @@ def live_server(redis_url: str) -> Iterator[str]:
         yield svc.url
     finally:
         svc.stop()
+
+
+@pytest.fixture
+def data_dir() -> Iterator[str]:
+    """An empty DATA_DIR for an embedded Redis, on a short path: it listens on a unix
+    socket inside, and those paths are limited to about 100 bytes."""
+    path = tempfile.mkdtemp(prefix="ms-data-", dir="/tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 import redis
 
 from tests.api.test_games import assert_problem
@@ -58,16 +55,6 @@ def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
             assert api.flag(game, 1, 0)["version"] == 2
     finally:
         server.cleanup()
-
-
-@pytest.fixture
-def data_dir() -> Iterator[str]:
-    # A short path: the embedded Redis listens on a unix socket inside it.
-    path = tempfile.mkdtemp(prefix="ms-data-", dir="/tmp")
-    yield path
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_embedded_redis_keeps_games_across_restarts(data_dir: str) -> None:

@@ -5,11 +5,8 @@ every acknowledged move still there and no zombie left behind."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import signal
-import tempfile
 import time
-from collections.abc import Iterator
 
 import psutil
 import pytest
@@ -25,14 +22,6 @@ from tests.support.load import (
     run_load,
 )
 from tests.support.servers import ServiceProcess
-
-
-@pytest.fixture
-def data_dir() -> Iterator[str]:
-    # A short path: the embedded Redis listens on a unix socket inside it.
-    path = tempfile.mkdtemp(prefix="ms-data-", dir="/tmp")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def embedded(data_dir: str) -> ServiceProcess:

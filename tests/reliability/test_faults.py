@@ -197,7 +197,8 @@ async def test_script_flush_and_redis_restart_between_moves(
             redis.Redis.from_url(server.url).script_flush()
         else:
             server.stop(kill=restart == "kill")
-            server = RedisServer(server.port, server.data_dir).start()
+            # The same server again (port and data), so the fixture stops it at the end.
+            server.start()
         # The very first move after it commits, and so do the rest.
         await move()
         await move()

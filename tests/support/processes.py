@@ -48,9 +48,13 @@ def servers_left() -> list[psutil.Process]:
 
 
 def describe(proc: psutil.Process) -> str:
-    with contextlib.suppress(psutil.Error):
-        return f"{proc.pid} {' '.join(proc.cmdline()).strip()[:200]}"
-    return str(proc.pid)
+    """Its pid and command line, and the test that started it (children inherit the
+    PYTEST_CURRENT_TEST that pytest sets while a test runs)."""
+    try:
+        started_by = proc.environ().get("PYTEST_CURRENT_TEST", "outside any test")
+        return f"{proc.pid} {' '.join(proc.cmdline()).strip()[:200]} (from {started_by})"
+    except psutil.Error:
+        return str(proc.pid)
 
 
 def reap_zombies() -> None:
