@@ -157,8 +157,11 @@ def statuses_by_phase(out: Outcome, killed: float, restarted: float) -> str:
 
 @pytest.fixture
 def limited_service() -> Iterator[tuple[RedisServer, ServiceProcess]]:
-    """Rate limits on (but high), so the limiter's script runs in each move's pipeline too."""
-    server = RedisServer().start()
+    """Rate limits on (but high), so the limiter's script runs in each move's pipeline too.
+    Every write is on disk before it is answered: the test SIGKILLs Redis, and with
+    ``everysec`` a busy disk holds writes back while their answers go out, so those
+    would be lost and their versions handed out again."""
+    server = RedisServer(None, None, "--appendfsync", "always").start()
     svc = ServiceProcess({
         "REDIS_URL": server.url, "RATE_LIMIT": "100000", "MOVE_RATE_LIMIT": "100000",
         "AUTH_FAILURE_LIMIT": "100000",
