@@ -10,10 +10,7 @@ import hashlib
 import hmac
 from datetime import UTC, datetime
 
-import msgspec
-
 from .. import engine
-from ..engine.rng import SplitMix64
 
 
 def today(now_ms: int) -> str:
@@ -27,10 +24,6 @@ def seed(secret: bytes, date: str, preset: str, no_guess: bool) -> int:
 
 def board(settings: engine.Settings, seed: int, no_guess: bool, now_ms: int) -> engine.Game:
     """The day's game with its start cell opened; the clock starts at the player's first move."""
-    rng = SplitMix64(seed)
-    x, y = rng.below(settings.width), rng.below(settings.height)
     game = engine.new_game(settings, seed=seed, now_ms=now_ms, no_guess=no_guess)
-    opened, _ = engine.reveal(game, x, y, now_ms)
-    return msgspec.structs.replace(
-        opened, version=0, clicks=engine.Clicks(), started_at=None
-    )
+    opened, _ = engine.open_start(game, now_ms)
+    return opened

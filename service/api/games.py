@@ -457,7 +457,7 @@ def _pause_endpoint(action: str) -> Any:
         b = backends.of(request)
         for _attempt in range(MAX_ATTEMPTS):
             now = views.now_ms()
-            game = change(record.game, now)
+            game, _ = change(record.game, now)
             cells = views.board_changes(record.game, game)
             played = views.played("pause" if action == "pause" else "resume", None, None, now)
             body = wire.json_encoder.encode(views.diff(game, played, cells, now))

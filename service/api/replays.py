@@ -75,7 +75,7 @@ async def replay(request: Request) -> Response:
     )
 
 
-def _opened_at_start(date: str | None, game: engine.Game) -> list[engine.Cell]:
+def _opened_at_start(date: str | None, game: engine.Game) -> list[engine.ChangedCell]:
     """A daily board starts with cells open: the ones its seed's start cell opens."""
     if date is None or game.preset is None:
         return []

@@ -80,7 +80,7 @@ def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
 
 
 def diff(
-    game: engine.Game, move: wire.PlayedMove, cells: list[engine.Cell], now: int
+    game: engine.Game, move: wire.PlayedMove, cells: list[engine.ChangedCell], now: int
 ) -> wire.Diff:
     return wire.Diff(
         version=game.version,
@@ -105,7 +105,7 @@ def played(
     return wire.PlayedMove(action=action, x=x, y=y, at=timestamp(now), mark=mark)
 
 
-def board_changes(before: engine.Game, after: engine.Game) -> list[engine.Cell]:
+def board_changes(before: engine.Game, after: engine.Game) -> list[engine.ChangedCell]:
     """Cells whose visible character differs: what a pause or resume shows."""
     old = "".join(visible_board(before)).encode()
     new = "".join(visible_board(after)).encode()

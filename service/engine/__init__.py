@@ -7,8 +7,10 @@ caller passes the time (``now_ms``) and the seed.
 from . import grid
 from .codec import decode, encode
 from .errors import EngineError, GameOver, GamePaused, InvalidMove, InvalidSettings
-from .game import FINISHED, Action, Clicks, Game, Mark, Status
-from .moves import Cell, Move, apply, chord, flag, new_game, pause, resume, reveal
+from .game import FINISHED, Action, ChangedCell, Clicks, Game, Mark, Status
+from .hints import advise, count_hint
+from .moves import Move, apply, check_playable, chord, flag, new_game, open_start, reveal
+from .pause import pause, resume
 from .settings import DEFAULT_MAX_CELLS, PRESETS, FirstClick, PresetName, Settings, custom, preset
 
 
@@ -33,7 +35,7 @@ __all__ = [
     "FINISHED",
     "PRESETS",
     "Action",
-    "Cell",
+    "ChangedCell",
     "Clicks",
     "EngineError",
     "FirstClick",
@@ -47,14 +49,18 @@ __all__ = [
     "PresetName",
     "Settings",
     "Status",
+    "advise",
     "apply",
     "bbbv_done",
+    "check_playable",
     "chord",
+    "count_hint",
     "custom",
     "decode",
     "encode",
     "flag",
     "new_game",
+    "open_start",
     "pause",
     "preload",
     "preset",

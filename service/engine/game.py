@@ -21,12 +21,15 @@ Mark = Literal["flag", "question", "none"]
 HIDDEN = ord("#")
 FLAG = ord("F")
 QUESTION = ord("?")
-MINE = ord("*")
+SHOWN_MINE = ord("*")  # a mine on the board after a loss
 EXPLODED = ord("X")
 WRONG_FLAG = ord("!")
 ZERO = ord("0")
 
 FINISHED: frozenset[Status] = frozenset({"won", "lost"})
+
+# A cell whose view changed: ``(x, y, char)``, as it goes on the wire.
+ChangedCell = tuple[int, int, str]
 
 
 class Clicks(msgspec.Struct, frozen=True, array_like=True):

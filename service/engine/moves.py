@@ -1,5 +1,6 @@
-"""The rules: pure transitions ``(game, move, now_ms) -> (game', cells)``.
+"""The moves on cells: pure transitions ``(game, move, now_ms) -> (game', cells)``.
 
+Also how a game is made and how a shared board (a daily board) opens its start.
 A move never mutates its input. ``cells`` lists ``(x, y, char)`` for every cell
 whose view changed; an empty list means the move changed nothing, and then the
 version stays the same (only the click counters move on).
@@ -18,19 +19,19 @@ from .game import (
     EXPLODED,
     FLAG,
     HIDDEN,
-    MINE,
     QUESTION,
+    SHOWN_MINE,
     WRONG_FLAG,
     ZERO,
     Action,
+    ChangedCell,
     Clicks,
     Game,
     Mark,
 )
 from .placement import place, start_area
+from .rng import SplitMix64
 from .settings import FirstClick, Settings
-
-Cell = tuple[int, int, str]
 
 
 class Move(msgspec.Struct, frozen=True):
@@ -99,7 +100,8 @@ def _index(game: Game, x: int, y: int) -> int:
     return y * game.width + x
 
 
-def _check_playable(game: Game) -> None:
+def check_playable(game: Game) -> None:
+    """Whether the player may act on the game now: not over, not paused."""
     if game.finished:
         raise GameOver(f"the game is {game.status}")
     if game.paused:
@@ -127,7 +129,7 @@ def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int]) -> bytes:
     flat = mines.ravel()
     view = np.frombuffer(cells, dtype=np.uint8).copy()
     if exploded:
-        view[flat & (view != FLAG)] = MINE
+        view[flat & (view != FLAG)] = SHOWN_MINE
         view[~flat & (view == FLAG)] = WRONG_FLAG
         view[exploded] = EXPLODED
     else:
@@ -137,7 +139,7 @@ def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int]) -> bytes:
 
 def _open(
     game: Game, targets: list[int], now_ms: int, clicks: Clicks, started_at: int | None
-) -> tuple[Game, list[Cell]]:
+) -> tuple[Game, list[ChangedCell]]:
     """Open ``targets`` (hidden, unmarked cells): shared by reveal and chord."""
     w = game.width
     exploded = [t for t in targets if game.is_mine(t)]
@@ -177,9 +179,9 @@ def _open(
     return new, grid.changed(before, cells, w)
 
 
-def reveal(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
+def reveal(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     i = _index(game, x, y)
-    _check_playable(game)
+    check_playable(game)
     clicks = _count(game, "reveal")
     if game.cells[i] != HIDDEN:
         return msgspec.structs.replace(game, clicks=clicks), []
@@ -189,6 +191,21 @@ def reveal(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
     return _open(game, [i], now_ms, clicks, started_at)
 
 
+def open_start(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
+    """Open a new game's start cell for the player: the cell its seed picks, so every
+    game with that seed and those settings (a daily board) starts the same.
+
+    The game stays at version 0 with no click counted, and its clock starts at the
+    player's own first move.
+    """
+    if game.status != "ready" or game.placed:
+        raise InvalidSettings("only a new board whose mines go around its start opens one")
+    rng = SplitMix64(game.seed)
+    x, y = rng.below(game.width), rng.below(game.height)
+    opened, cells = reveal(game, x, y, now_ms)
+    return msgspec.structs.replace(opened, version=0, clicks=Clicks(), started_at=None), cells
+
+
 _CYCLE = {HIDDEN: FLAG, FLAG: QUESTION, QUESTION: HIDDEN}
 _CYCLE_NO_QUESTION = {HIDDEN: FLAG, FLAG: HIDDEN, QUESTION: HIDDEN}
 _MARKS = {"flag": FLAG, "question": QUESTION, "none": HIDDEN}
@@ -196,11 +213,11 @@ _MARKS = {"flag": FLAG, "question": QUESTION, "none": HIDDEN}
 
 def flag(
     game: Game, x: int, y: int, now_ms: int, mark: Mark | None = None
-) -> tuple[Game, list[Cell]]:
+) -> tuple[Game, list[ChangedCell]]:
     i = _index(game, x, y)
     if mark == "question" and not game.question_marks:
         raise InvalidMove("this game was created without question marks")
-    _check_playable(game)
+    check_playable(game)
     clicks = _count(game, "flag")
     current = game.cells[i]
     if current not in _CYCLE:
@@ -218,11 +235,11 @@ def flag(
     return new, [(x, y, chr(target))]
 
 
-def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
+def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     i = _index(game, x, y)
-    _check_playable(game)
+    check_playable(game)
     clicks = _count(game, "chord")
-    unchanged: tuple[Game, list[Cell]] = msgspec.structs.replace(game, clicks=clicks), []
+    unchanged: tuple[Game, list[ChangedCell]] = msgspec.structs.replace(game, clicks=clicks), []
     number = game.cells[i] - ZERO
     if not 1 <= number <= 8:
         return unchanged
@@ -237,30 +254,10 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[Cell]]:
     return _open(game, targets, now_ms, clicks, started_at)
 
 
-def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[Cell]]:
+def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     """Apply any move: the one entry point the service uses."""
     if move.action == "reveal":
         return reveal(game, move.x, move.y, now_ms)
     if move.action == "flag":
         return flag(game, move.x, move.y, now_ms, move.mark)
     return chord(game, move.x, move.y, now_ms)
-
-
-def pause(game: Game, now_ms: int) -> Game:
-    """Stop the clock and hide the board; pausing a paused game changes nothing."""
-    if game.finished:
-        raise GameOver(f"the game is {game.status}")
-    if game.paused_at is not None:
-        return game
-    return msgspec.structs.replace(game, version=game.version + 1, paused_at=now_ms)
-
-
-def resume(game: Game, now_ms: int) -> Game:
-    if game.finished:
-        raise GameOver(f"the game is {game.status}")
-    if game.paused_at is None:
-        return game
-    held = now_ms - game.paused_at if game.started_at is not None else 0
-    return msgspec.structs.replace(
-        game, version=game.version + 1, paused_at=None, paused_ms=game.paused_ms + held
-    )

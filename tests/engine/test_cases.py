@@ -13,8 +13,9 @@ blank lines are ignored. A case is::
     raises GameOver     the last move must raise this engine error
 
 Moves: ``reveal X Y``, ``chord X Y``, ``flag X Y [flag|question|none]``,
-``pause`` and ``resume``, each with an optional ``@NOW`` (milliseconds; 1000
-when left out).
+``pause``, ``resume``, ``hint`` (a hint is given: counted) and ``start`` (a new
+board opens the start cell its seed picks, as a daily board does), each with an
+optional ``@NOW`` (milliseconds; 1000 when left out).
 
 The expectation line is ``key=value`` pairs, and only the keys given are
 checked. Keys are those of the text header (``version``, ``status``,
@@ -24,9 +25,10 @@ unset) plus ``mines_left``, ``flags``, ``hidden_safe``, ``bbbv_done``,
 move's time) and ``elapsed_ms@T`` (at time ``T``). Board rows after the moves
 are compared with the whole board in text form.
 
-Every move of every case is also checked for the invariants a move always
+Every move of every case is also checked for the invariants a change always
 keeps: the input snapshot is left as it was, the diff turns the old view into
-the new one, and the version moves on exactly when the diff is not empty.
+the new one, and the version moves on exactly when the diff is not empty (for
+a pause or resume: when the paused state changes; never for a hint or a start).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pathlib import Path
 import pytest
 
 from service import engine
-from service.engine import Cell, Game, codec, errors
+from service.engine import ChangedCell, Game, codec, errors
 from service.engine.text import board_text, dump, load
 
 CASES = Path(__file__).parent / "cases"
@@ -73,7 +75,7 @@ class Case:
 
 
 _MOVE = re.compile(
-    r"^>\s*(?P<action>reveal|flag|chord|pause|resume)"
+    r"^>\s*(?P<action>reveal|flag|chord|pause|resume|hint|start)"
     r"(?:\s+(?P<x>-?\d+)\s+(?P<y>-?\d+))?"
     r"(?:\s+(?P<mark>flag|question|none))?"
     r"(?:\s+@(?P<now>\d+))?\s*$"
@@ -138,39 +140,52 @@ def all_cases() -> list[Case]:
     return [case for path in sorted(CASES.glob("*.txt")) for case in parse(path)]
 
 
-def _play(game: Game, step: Step) -> tuple[Game, list[Cell]]:
-    if step.action == "pause":
-        return engine.pause(game, step.now), []
-    if step.action == "resume":
-        return engine.resume(game, step.now), []
+# The changes that name no cell, by the step's action.
+CHANGES = {
+    "pause": engine.pause,
+    "resume": engine.resume,
+    "hint": engine.count_hint,
+    "start": engine.open_start,
+}
+
+
+def _play(game: Game, step: Step) -> tuple[Game, list[ChangedCell]]:
+    if step.action in CHANGES:
+        return CHANGES[step.action](game, step.now)
     move = engine.Move(step.action, step.x, step.y, step.mark)  # type: ignore[arg-type]
     return engine.apply(game, move, step.now)
 
 
-def _apply_diff(game: Game, diff: list[Cell]) -> list[str]:
+def _apply_diff(game: Game, diff: list[ChangedCell]) -> list[str]:
     rows = [list(row) for row in game.board()]
     for x, y, char in diff:
         rows[y][x] = char
     return ["".join(row) for row in rows]
 
 
-def _checked_move(game: Game, step: Step) -> tuple[Game, list[Cell]]:
+def _checked_move(game: Game, step: Step) -> tuple[Game, list[ChangedCell]]:
     """Play one move and check what every move must keep."""
     stored = codec.encode(game)
     new, diff = _play(game, step)
     assert codec.encode(game) == stored, "the move changed its input snapshot"
-    if step.action in ("pause", "resume"):
-        return new, diff
     assert _apply_diff(game, diff) == new.board(), "old view + diff != new view"
     assert len({(x, y) for x, y, _ in diff}) == len(diff), "a cell appears twice in the diff"
-    if diff:
-        assert new.version == game.version + 1
+    if step.action in ("pause", "resume"):
+        assert not diff, "a pause or resume lists no cell"
+        moved = new.paused != game.paused
+    elif step.action == "hint":
+        assert not diff and new.clicks.hints == game.clicks.hints + 1
+        moved = False
+    elif step.action == "start":
+        assert new.version == 0, "a board's start is no move"
+        return new, diff
     else:
-        assert new.version == game.version, "a no-op moved the version"
+        moved = bool(diff)
+    assert new.version == game.version + moved, "the version moved without a change"
     return new, diff
 
 
-def facts(game: Game, diff: list[Cell], now: int) -> dict[str, str]:
+def facts(game: Game, diff: list[ChangedCell], now: int) -> dict[str, str]:
     header = dump(game).split("\n", 1)[0]
     out = dict(item.split("=", 1) for item in header.split())
     out.update(

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from service import engine
-from service.engine import Cell, Game, codec, grid, placement
+from service.engine import ChangedCell, Game, codec, grid, placement
 from service.engine.rng import SplitMix64
 from service.engine.text import dump, load
 
@@ -169,7 +169,7 @@ def expected_open(
     return flood(view, mines, w, h, targets), {t for t in targets if mines[t]}
 
 
-def apply_diff(view: str, diff: list[Cell], w: int) -> str:
+def apply_diff(view: str, diff: list[ChangedCell], w: int) -> str:
     cells = list(view)
     for x, y, char in diff:
         cells[y * w + x] = char
@@ -215,7 +215,7 @@ def check_state(game: Game) -> None:
                 assert not mines[i]
 
 
-def checked(game: Game, move: engine.Move, now: int = NOW) -> tuple[Game, list[Cell]]:
+def checked(game: Game, move: engine.Move, now: int = NOW) -> tuple[Game, list[ChangedCell]]:
     """Apply ``move`` and check everything a single move must keep."""
     stored = codec.encode(game)
     before = view_of(game)
