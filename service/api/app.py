@@ -19,12 +19,10 @@ from starlette.types import Scope
 
 from .. import engine, metrics, store, wire
 from ..config import Config
-from ..store.live import Live
-from ..store.ratelimit import RateLimiter
-from . import backends, games, hints, leaderboards, live, problems, replays
+from . import backends, events, games, leaderboards, problems, replays
 from .backends import Backends
-from .limits import ClientLimits, Limits
 from .middleware import RequestContext
+from .ratelimit import Limits, RateLimitMiddleware, RateLimits
 from .responses import MsgspecResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +75,7 @@ async def asyncapi(request: Request) -> Response:
 
 def create_app(config: Config | None = None) -> Starlette:
     config = config or Config.from_env()
+    limits = Limits.from_config(config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -84,16 +83,16 @@ def create_app(config: Config | None = None) -> Starlette:
             raise RuntimeError("REDIS_URL is not set; start the service with python -m service")
         redis = store.connect(config.redis_url, cluster=config.redis_cluster)
         listener = store.connect_pubsub(config.redis_url, cluster=config.redis_cluster)
+        buckets = store.Buckets(redis)
         b = Backends(
             config=config,
-            games=store.GameStore(redis, ttl_seconds=config.game_ttl),
-            live=Live(listener),
+            games=store.GameStore(redis, ttl_seconds=config.game_ttl, buckets=buckets),
+            events=store.Events(listener),
             leaderboards=store.Leaderboards(redis),
-            limiter=RateLimiter(redis),
-            limits=Limits.from_config(config),
+            rate_limits=RateLimits(limits, buckets),
         )
         app.state.backends = b
-        await b.live.start()
+        await b.events.start()
         engine.preload()
         # What start-up built lives as long as the process: keeping it out of the
         # collector's full passes makes each of those a fraction of the cost.
@@ -101,7 +100,7 @@ def create_app(config: Config | None = None) -> Starlette:
         try:
             yield
         finally:
-            await b.live.stop()
+            await b.events.stop()
             await listener.aclose()
             await redis.aclose()
 
@@ -120,10 +119,10 @@ def create_app(config: Config | None = None) -> Starlette:
         Route("/games/{game_id}/reset", games.reset_game, methods=["POST"]),
         Route("/games/{game_id}/pause", games.pause, methods=["POST"]),
         Route("/games/{game_id}/resume", games.resume, methods=["POST"]),
-        Route("/games/{game_id}/hint", hints.hint, methods=["POST"]),
+        Route("/games/{game_id}/hint", games.hint, methods=["POST"]),
         Route("/games/{game_id}/replay", replays.replay),
         Route("/leaderboards/{preset}", leaderboards.leaderboard),
-        WebSocketRoute("/games/{game_id}/events", live.events),
+        WebSocketRoute("/games/{game_id}/events", events.events),
     ]
     if WEB.is_dir():
         routes.append(WebClient(list(routes), WEB))
@@ -138,8 +137,8 @@ def create_app(config: Config | None = None) -> Starlette:
                 expose_headers=["Location", "Retry-After", "X-Request-ID"],
             )
         )
-    if Limits.from_config(config).any:
-        middleware.append(Middleware(ClientLimits))
+    if limits.any:
+        middleware.append(Middleware(RateLimitMiddleware))
     app = Starlette(
         routes=routes,
         middleware=middleware,

@@ -1,4 +1,5 @@
-"""What a request works with: the stores, the live fan-out and the settings."""
+"""What a request works with: the settings, the stores, the events and the rate limits,
+built once at start-up."""
 
 from __future__ import annotations
 
@@ -9,22 +10,19 @@ from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
 from ..config import Config
-from ..store import GameStore, Leaderboards
-from ..store.live import Live
-from ..store.ratelimit import RateLimiter
+from ..store import Events, GameStore, Leaderboards
 
 if TYPE_CHECKING:
-    from .limits import Limits
+    from .ratelimit import RateLimits
 
 
 @dataclass(frozen=True)
 class Backends:
     config: Config
     games: GameStore
-    live: Live
+    events: Events
     leaderboards: Leaderboards
-    limiter: RateLimiter
-    limits: Limits
+    rate_limits: RateLimits
 
 
 def of(conn: HTTPConnection) -> Backends:

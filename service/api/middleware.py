@@ -14,16 +14,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import metrics
 from ..logs import request_id
+from .requests import client_address
 
 log = logging.getLogger("service.access")
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-
-
-def client_address(scope: Scope) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
-
 
 def _route(scope: Scope) -> str:
     route = scope.get("route")

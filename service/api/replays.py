@@ -1,4 +1,6 @@
-"""``GET /games/{id}/replay``: settings, mines and every move of a finished game."""
+"""``GET /games/{id}/replay``: settings, mines and every change of a finished game, with
+the cells each changed, as stored (the cells opened at the start too): no move is
+played again to find them."""
 
 from __future__ import annotations
 
@@ -8,17 +10,26 @@ from starlette.responses import Response
 
 from .. import engine, wire
 from ..engine import grid, solver
-from . import backends, daily, views
-from .games import game_id_of
+from . import backends, views
 from .problems import ApiError
+from .requests import game_id_of
 from .responses import MsgspecResponse
 
-_diffs = msgspec.json.Decoder(wire.Diff)
+
+class _Recorded(msgspec.Struct):
+    """What a replay reads of a stored diff (diffs stored by older versions included)."""
+
+    version: int
+    move: wire.PlayedMove
+    cells: list[engine.ChangedCell]
+
+
+_diffs = msgspec.json.Decoder(_Recorded)
 # What a cell showed before the losing move, judged from what the loss made of it.
 _BEFORE_LOSS = str.maketrans({"!": "F", "*": "#", "X": "#", **{str(n): "#" for n in range(9)}})
 
 
-def board_before_loss(board: list[str], last: wire.Diff) -> list[str]:
+def board_before_loss(board: list[str], last: _Recorded) -> list[str]:
     rows = [list(row) for row in board]
     for x, y, char in last.cells:
         rows[y][x] = char.translate(_BEFORE_LOSS)
@@ -32,7 +43,8 @@ async def replay(request: Request) -> Response:
     game = record.game
     if not game.finished:
         raise ApiError(409, "game_in_progress", "a replay is available once the game has ended")
-    diffs = [_diffs.decode(d) for d in await b.games.history(game_id)]
+    opened, stored = await b.games.history(game_id)
+    diffs = [_diffs.decode(d) for d in stored]
     mines = grid.unpack(game.layout, game.width, game.height)
     layout = ["".join("*" if m else "." for m in row) for row in mines.tolist()]
     fatal = None
@@ -56,11 +68,11 @@ async def replay(request: Request) -> Response:
             seed=game.seed,
             status=game.status,
             layout=layout,
-            opened=_opened_at_start(record.daily, game),
+            opened=opened,
             moves=[
                 wire.ReplayMove(
                     version=d.version, action=d.move.action, x=d.move.x, y=d.move.y,
-                    at=d.move.at, mark=d.move.mark,
+                    at=d.move.at, cells=d.cells, mark=d.move.mark,
                 )
                 for d in diffs
             ],
@@ -73,14 +85,3 @@ async def replay(request: Request) -> Response:
             fatal=fatal,
         )
     )
-
-
-def _opened_at_start(date: str | None, game: engine.Game) -> list[engine.ChangedCell]:
-    """A daily board starts with cells open: the ones its seed's start cell opens."""
-    if date is None or game.preset is None:
-        return []
-    start = daily.board(engine.preset(game.preset), game.seed, game.no_guess, game.created_at)
-    hidden = bytes([ord("#")]) * len(start.cells)
-    return grid.changed(hidden, start.cells, game.width)
-
-

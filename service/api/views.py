@@ -1,21 +1,15 @@
-"""What a player sees: the wire view of a game and the diff of a move.
+"""What a player sees: the wire view of a game, the diff of a change, its stats.
 
-The board goes through :func:`visible_board` before anything is built from it,
-so a paused game shows nothing, in a view and in a diff alike.
+The board of a view goes through :func:`visible_board`, so a paused game shows
+nothing; a diff lists only the cells a move changed, and says whether the game is
+paused, so a client hides its board while it is.
 """
 
 from __future__ import annotations
 
-import time
-
 from .. import engine, wire
 from ..store import Record
 from ..wire import optional_timestamp, timestamp
-
-
-def now_ms() -> int:
-    """Server time: the only clock the games know."""
-    return time.time_ns() // 1_000_000
 
 
 def visible_board(game: engine.Game) -> list[str]:
@@ -49,6 +43,7 @@ def game_view(
     *,
     player: str | None = None,
     daily: str | None = None,
+    next_id: str | None = None,
 ) -> wire.GameView:
     return wire.GameView(
         id=game_id,
@@ -65,6 +60,7 @@ def game_view(
         paused=game.paused,
         player=player,
         daily=daily,
+        next_id=next_id,
         board=visible_board(game),
         created_at=timestamp(game.created_at),
         started_at=optional_timestamp(game.started_at),
@@ -76,7 +72,10 @@ def game_view(
 
 
 def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
-    return game_view(game_id, record.game, now, player=record.player, daily=record.daily)
+    return game_view(
+        game_id, record.game, now,
+        player=record.player, daily=record.daily, next_id=record.next_id,
+    )
 
 
 def diff(
@@ -85,6 +84,7 @@ def diff(
     return wire.Diff(
         version=game.version,
         status=game.status,
+        paused=game.paused,
         move=move,
         cells=cells,
         mines_left=game.mines_left,
@@ -103,13 +103,6 @@ def played(
     mark: engine.Mark | None = None,
 ) -> wire.PlayedMove:
     return wire.PlayedMove(action=action, x=x, y=y, at=timestamp(now), mark=mark)
-
-
-def board_changes(before: engine.Game, after: engine.Game) -> list[engine.ChangedCell]:
-    """Cells whose visible character differs: what a pause or resume shows."""
-    old = "".join(visible_board(before)).encode()
-    new = "".join(visible_board(after)).encode()
-    return engine.grid.changed(old, new, after.width)
 
 
 def board_text(game_id: str, game: engine.Game, now: int) -> str:

@@ -1,4 +1,6 @@
-"""The Minesweeper rules as pure functions over frozen snapshots.
+"""The Minesweeper rules as pure functions over frozen snapshots: every change to a game
+(the moves, pause and resume, a hint's count, a shared board's start) is one of them,
+shaped ``(game, ..., now_ms) -> (game', cells)``.
 
 Nothing here does I/O, reads a clock or touches global random state: the
 caller passes the time (``now_ms``) and the seed.

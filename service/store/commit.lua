@@ -1,4 +1,4 @@
--- Commit one move, all or nothing: compare the write counter, store the snapshot,
+-- Commit one change to a game, all or nothing: compare the write counter, store the snapshot,
 -- append the diff to the event stream, publish it, keep the idempotent answer and
 -- refresh the expiry.
 --

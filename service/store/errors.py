@@ -1,6 +1,10 @@
+"""What can go wrong with the store, as exceptions the API turns into problems."""
+
 from types import TracebackType
 
 import redis.exceptions
+
+from .. import metrics
 
 
 class StoreError(Exception):
@@ -29,10 +33,12 @@ _LOST = (
     redis.exceptions.ClusterDownError,
     OSError,
 )
+_FAILED = (redis.exceptions.RedisError, OSError)
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
-    """Turn a lost or silent Redis into :class:`StoreUnavailable`.
+    """Count every failed Redis call, and turn a lost or silent Redis into
+    :class:`StoreUnavailable`.
 
     A plain (not async, not generator-based) context manager: it wraps every Redis
     call on the move path, where each microsecond shows.
@@ -47,5 +53,8 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if exc is not None and isinstance(exc, _LOST):
+        if exc is None or not isinstance(exc, _FAILED):
+            return
+        metrics.REDIS_ERRORS.inc()
+        if isinstance(exc, _LOST):
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc

@@ -1,12 +1,14 @@
-"""Games in Redis: a hash per game (write counter, snapshot, token hash, player),
-a stream of its diffs and idempotency records, all under the game's hash tag."""
+"""Games in Redis: a hash per game (write counter, snapshot, token hash, player,
+successor...), a stream of its diffs and resets, and idempotency records, all under
+the game's hash tag. The scripts that change them are the ``.lua`` files beside this one.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import Sequence
-from importlib.resources import files
 from typing import Any, cast
 
 import msgspec
@@ -15,41 +17,34 @@ from .. import engine
 from . import keys
 from .connection import Redis, RedisCluster
 from .errors import GameNotFound, RateLimited, redis_errors
-from .ratelimit import TAKE_FUNCTION, RateLimiter, Take, take_args
+from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
+from .scripts import source
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # Long enough to replay any game a person plays; a cap so a runaway game cannot
 # grow without bound.
 STREAM_MAXLEN = 100_000
 
-_COMMIT = files(__package__).joinpath("commit.lua").read_text()
-# A new game's hash and its expiry together (a cluster pipeline cannot be a transaction).
-_CREATE = """
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-"""
+_COMMIT = source("commit.lua")
+_CREATE = source("create.lua")
+_RESET = source("reset.lua")
+# A move's game, its idempotent answer and its rate limits in one call.
+_LOAD = TAKE_FUNCTION + source("load.lua")
 
 
-_FIELDS = ["rev", "snap", "tok", "player", "next", "daily", "ranked"]
+def _declared_fields(script: str) -> list[str]:
+    """The names in the script's ``local FIELDS = {...}``."""
+    declared = re.search(r"local FIELDS = \{(.*)\}", script)
+    if declared is None:
+        raise RuntimeError("load.lua no longer declares FIELDS")
+    return re.findall(r"'(\w+)'", declared[1])
 
-# A move's game, its idempotent answer and its rate limits in one call. Not on a
-# cluster, where the buckets live in other slots than the game.
-_LOAD = TAKE_FUNCTION + f"""
--- KEYS[1] game hash   KEYS[2] idempotency key (or the game hash)   KEYS[3...] buckets
--- ARGV[1] '1' when KEYS[2] is an idempotency key   ARGV[2...] the buckets' time and limits
--- Returns {{wait}} while a bucket is empty, else {{0, the game's fields, idempotent answer}}.
-if #KEYS > 2 then
-  local wait = take(KEYS, 3, ARGV, 2)
-  if wait > 0 then
-    return {{wait}}
-  end
-end
-local idempotent = false
-if ARGV[1] == '1' then
-  idempotent = redis.call('GET', KEYS[2])
-end
-return {{0, redis.call('HMGET', KEYS[1], '{"', '".join(_FIELDS)}'), idempotent}}
-"""
+
+# The fields a load reads, in order: load.lua names them, and a plain HMGET asks for the same.
+_FIELDS = _declared_fields(_LOAD)
+
+_opened_encoder = msgspec.msgpack.Encoder()
+_opened_decoder = msgspec.msgpack.Decoder(list[engine.ChangedCell])
 
 
 class Record(msgspec.Struct, frozen=True):
@@ -59,6 +54,7 @@ class Record(msgspec.Struct, frozen=True):
     game: engine.Game
     token_hash: bytes
     player: str | None
+    # The game a reset started from this one.
     next_id: str | None
     # The date of a daily board, and whether a win may enter a leaderboard.
     daily: str | None = None
@@ -67,14 +63,15 @@ class Record(msgspec.Struct, frozen=True):
 
 
 class GameStore:
-    def __init__(self, redis: Redis, *, ttl_seconds: int) -> None:
+    def __init__(self, redis: Redis, *, ttl_seconds: int, buckets: Buckets) -> None:
         self.redis = redis
         self.cluster = isinstance(redis, RedisCluster)
         self.ttl_ms = ttl_seconds * 1000
+        self._buckets = buckets
         self._commit = redis.register_script(_COMMIT)
         self._create = redis.register_script(_CREATE)
         self._load = redis.register_script(_LOAD)
-        self._limiter = RateLimiter(redis)
+        self._reset = redis.register_script(_RESET)
 
     async def ping(self) -> bool:
         with redis_errors():
@@ -89,7 +86,10 @@ class GameStore:
         *,
         daily: str | None = None,
         ranked: bool = False,
+        opened: Sequence[engine.ChangedCell] = (),
     ) -> None:
+        """Store a new game; ``opened`` are the cells its board opened before the first
+        move (a daily board's start), kept for its replay."""
         fields: dict[Any, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
         if player:
             fields["player"] = player
@@ -97,6 +97,8 @@ class GameStore:
             fields["daily"] = daily
         if ranked:
             fields["ranked"] = 1
+        if opened:
+            fields["opened"] = _opened_encoder.encode(opened)
         args: list[Any] = [self.ttl_ms]
         for name, value in fields.items():
             args += [name, value]
@@ -171,7 +173,7 @@ class GameStore:
             return fields, idempotent
 
         game, *waits = await asyncio.gather(
-            read(), *(self._limiter.take(group, now_ms) for group in takes)
+            read(), *(self._buckets.take(group, now_ms) for group in takes)
         )
         if any(waits):
             raise RateLimited(max(cast(list[int], waits)))
@@ -211,28 +213,39 @@ class GameStore:
             raise GameNotFound(game_id)
         return bool(result == 1)
 
-    async def note(self, game_id: str, rev: bytes, game: engine.Game) -> bool:
-        """Store a change that is no move (a hint's count): no diff, nothing published."""
-        return await self.commit(game_id, rev, game, None)
-
-    async def set_next(self, game_id: str, next_id: str) -> None:
-        """Remember and announce the game that a reset started from this one."""
+    async def reset(self, game_id: str, next_id: str, message: bytes) -> None:
+        """Remember the game that a reset started from this one, and append and publish
+        ``message`` (the reset event) on this game's stream and channel."""
         with redis_errors():
-            await self.redis.hset(keys.game(game_id), "next", next_id)
+            result = await self._reset(
+                keys=[keys.game(game_id), keys.events(game_id)],
+                args=[next_id, message, keys.channel(game_id), self.ttl_ms, STREAM_MAXLEN],
+            )
+        if result == -1:
+            raise GameNotFound(game_id)
 
     async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
-        """The diffs after ``version`` in order, or None when the stream no longer holds them."""
+        """The diffs after ``version`` in order, with any reset among them, or None when
+        the stream no longer holds them all."""
         with redis_errors():
             entries = cast(
-                list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version + 1}-0")
+                list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version}-1")
             )
-        # Stream ids are the versions, so a trimmed stream shows as a first id past version + 1.
-        if entries and int(entries[0][0].split(b"-")[0]) != version + 1:
-            return None
+        if entries:
+            # A trimmed stream shows as a first entry past the next version's diff (or past
+            # a reset right after ``version``, which sorts before it).
+            first, seq = map(int, entries[0][0].split(b"-"))
+            if not (first == version or (first == version + 1 and seq == 0)):
+                return None
         return [fields[b"d"] for _, fields in entries]
 
-    async def history(self, game_id: str) -> list[bytes]:
-        """Every diff the stream still holds, oldest first."""
+    async def history(self, game_id: str) -> tuple[list[engine.ChangedCell], list[bytes]]:
+        """For a replay: the cells the board opened before the first move, and every diff
+        the stream still holds, oldest first."""
         with redis_errors():
-            entries = cast(list[Any], await self.redis.xrange(keys.events(game_id)))
-        return [fields[b"d"] for _, fields in entries]
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hget(keys.game(game_id), "opened")
+            pipe.xrange(keys.events(game_id))
+            opened, entries = await pipe.execute()
+        diffs = [fields[b"d"] for entry_id, fields in entries if entry_id.endswith(b"-0")]
+        return (_opened_decoder.decode(opened) if opened else []), diffs

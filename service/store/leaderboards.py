@@ -11,21 +11,12 @@ from typing import Any, cast
 
 import msgspec
 
+from . import keys
 from .connection import Redis
 from .errors import redis_errors
+from .scripts import source
 
 KEEP = 1000
-
-_RECORD = """
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-local dropped = redis.call('ZRANGE', KEYS[1], ARGV[4], -1)
-if #dropped > 0 then
-  redis.call('ZREMRANGEBYRANK', KEYS[1], ARGV[4], -1)
-  redis.call('HDEL', KEYS[2], unpack(dropped))
-end
-return redis.call('ZRANK', KEYS[1], ARGV[2])
-"""
 
 
 class Entry(msgspec.Struct, array_like=True, frozen=True):
@@ -48,30 +39,31 @@ def board_name(preset: str, no_guess: bool, date: str | None = None) -> str:
 class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self._record = redis.register_script(_RECORD)
+        self._record = redis.register_script(source("leaderboard.lua"))
         self._daily_secret: bytes | None = None
 
     async def record(self, board: str, entry: Entry) -> int | None:
         """Enter a win; its rank from 0, or None when it did not make the top."""
         with redis_errors():
             rank = await self._record(
-                keys=[f"ms:{{lb:{board}}}:times", f"ms:{{lb:{board}}}:entries"],
+                keys=[keys.leaderboard_times(board), keys.leaderboard_entries(board)],
                 args=[entry.elapsed_ms, entry.game_id, _encode(entry), KEEP],
             )
         return None if rank is None else int(rank)
 
     async def top(self, board: str, limit: int) -> list[Entry]:
         with redis_errors():
-            ids = cast(list[Any], await self.redis.zrange(f"ms:{{lb:{board}}}:times", 0, limit - 1))
+            times = keys.leaderboard_times(board)
+            ids = cast(list[Any], await self.redis.zrange(times, 0, limit - 1))
             if not ids:
                 return []
-            raw = cast(list[Any], await self.redis.hmget(f"ms:{{lb:{board}}}:entries", ids))
+            raw = cast(list[Any], await self.redis.hmget(keys.leaderboard_entries(board), ids))
         return [_decode(r) for r in raw if r is not None]
 
     async def daily_secret(self) -> bytes:
         """The key that turns a date into a daily seed: made once, shared by every replica."""
         if self._daily_secret is None:
-            key = "ms:secret:daily"
+            key = keys.daily_secret()
             with redis_errors():
                 await self.redis.set(key, secrets.token_bytes(32), nx=True)
                 self._daily_secret = cast(bytes, await self.redis.get(key))

@@ -27,12 +27,12 @@ FIRST = (4, 4)
 
 VIEW_FIELDS = {
     "id", "version", "status", "width", "height", "mines", "mines_left", "preset",
-    "first_click", "no_guess", "question_marks", "paused", "player", "board", "created_at",
-    "started_at", "ended_at", "elapsed_ms", "server_time", "stats",
+    "first_click", "no_guess", "question_marks", "paused", "player", "daily", "next_id", "board",
+    "created_at", "started_at", "ended_at", "elapsed_ms", "server_time", "stats",
 }
 DIFF_FIELDS = {
-    "type", "version", "status", "move", "cells", "mines_left", "started_at", "ended_at",
-    "elapsed_ms", "stats",
+    "type", "version", "status", "paused", "move", "cells", "mines_left", "started_at",
+    "ended_at", "elapsed_ms", "stats",
 }
 
 
@@ -313,8 +313,41 @@ def test_reset_starts_a_new_game_and_tells_subscribers(
 
         message = json.loads(ws.recv(timeout=30))
         assert message == {"type": "reset", "next_id": new.id}
-    # The old game is untouched and the tokens do not cross.
-    assert api.view(game)["version"] == 1
+    # The old game is untouched but names its successor, and the tokens do not cross.
+    old = api.view(game)
+    assert old["version"] == 1 and old["next_id"] == new.id
+    assert new.view["next_id"] is None
     r = client.post(f"/games/{new.id}/reveal", json={"x": 0, "y": 0}, headers=game.auth)
     assert_problem(r, 403, "forbidden")
     assert api.reveal(new, 0, 0)["version"] == 1
+
+
+def test_a_reset_reaches_a_subscriber_that_comes_later(
+    api: Api, client: httpx.Client, live_server: str
+) -> None:
+    game = api.create(**BEGINNER)
+    api.reveal(game, *FIRST)
+    first = client.post(f"/games/{game.id}/reset", headers=game.auth).json()["game"]["id"]
+    api.flag(game, 0, 0)  # the old game may still be played: version 2
+    second = client.post(f"/games/{game.id}/reset", headers=game.auth).json()["game"]["id"]
+    host = urlsplit(live_server).netloc
+
+    def opening(since: int | None) -> list[dict[str, Any]]:
+        """What a socket gets up to the latest reset, or its snapshot."""
+        query = "" if since is None else f"?since={since}"
+        got: list[dict[str, Any]] = []
+        with connect(f"ws://{host}/games/{game.id}/events{query}", open_timeout=30) as ws:
+            while not got or (got[-1].get("next_id") != second and got[-1]["type"] != "snapshot"):
+                got.append(json.loads(ws.recv(timeout=30)))
+        return got
+
+    def kinds(messages: list[dict[str, Any]]) -> list[Any]:
+        return [m.get("version", m.get("next_id")) for m in messages]
+
+    # Resuming: every diff and reset after the version given, in the order they came.
+    assert kinds(opening(0)) == [1, first, 2, second]
+    assert kinds(opening(1)) == [first, 2, second]
+    assert kinds(opening(2)) == [second]
+    # Connecting afresh: a snapshot that names the latest successor.
+    (snapshot,) = opening(None)
+    assert snapshot["type"] == "snapshot" and snapshot["game"]["next_id"] == second

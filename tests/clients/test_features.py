@@ -171,9 +171,10 @@ def test_pause_hides_the_board_and_stops_moves_and_the_clock(client: Client) -> 
     diff = client.pause(game)
     assert isinstance(diff, Diff) and diff.version == 2
     assert (diff.move.action, diff.move.x, diff.move.y) == ("pause", None, None)
-    assert game.paused and hidden(game.view.board)
+    # The diff lists no cells: the handle keeps its board, for the client to hide.
+    assert game.paused and game.view.board == board
     view = client.get(game.id)
-    assert view.paused and view.board == game.view.board
+    assert view.paused and hidden(view.board)
     for move in (lambda: client.reveal(game, 0, 0), lambda: client.flag(game, 0, 0),
                  lambda: client.chord(game, *FIRST), lambda: client.hint(game)):
         with pytest.raises(Paused) as caught:
@@ -213,6 +214,17 @@ def test_pause_errors(client: Client) -> None:
         client.pause(game)
 
 
+def test_a_handle_fetched_while_paused_gets_its_board_back_on_resume(client: Client) -> None:
+    game = client.new_game("beginner", seed=507)
+    client.reveal(game, *FIRST)
+    board = game.view.board
+    client.pause(game.id, token=game.token)
+    client.get(game)
+    assert game.paused and hidden(game.view.board)
+    client.resume(game)
+    assert not game.paused and game.view.board == board
+
+
 async def test_a_watcher_sees_pause_and_resume(client: Client, aclient: AsyncClient) -> None:
     game = client.new_game("beginner", seed=506)
     client.reveal(game, *FIRST)
@@ -225,8 +237,9 @@ async def test_a_watcher_sees_pause_and_resume(client: Client, aclient: AsyncCli
         paused = await asyncio.wait_for(next_diff(live), 10)
         assert isinstance(paused, Diff) and paused.move.action == "pause"
         assert paused.move.x is None and paused.move.y is None
+        assert paused.paused and paused.cells == []
         view = apply_diff(view, paused)
-        assert view.paused and hidden(view.board)
+        assert view.paused and view.board == board  # kept, for the client to hide
         with pytest.raises(Paused):  # a move over the socket is refused too
             await live.reveal(0, 0)
         await aclient.resume(game)

@@ -34,6 +34,7 @@ def test_the_service_sends_the_sdk_shapes_themselves() -> None:
         (wire.PresetName, engine.PresetName),
         (wire.FirstClick, engine.FirstClick),
         (wire.HintKind, solver.HintKind),
+        (wire.ChangedCell, engine.ChangedCell),
     ],
 )
 def test_the_engine_uses_the_words_of_the_wire(on_the_wire: object, in_the_engine: object) -> None:

@@ -173,14 +173,14 @@ def test_changes_need_the_token(openapi: dict[str, Any]) -> None:
 
 
 def test_game_id_parameter(openapi: dict[str, Any]) -> None:
-    from service.api import games
+    from service.api import requests
 
     param = openapi["components"]["parameters"]["GameId"]
     assert param["in"] == "path" and param["required"] is True
     pattern = param["schema"]["pattern"]
     for candidate in ("0" * 32, "a1" * 16, "A" * 32, "0" * 31, "0" * 33, "g" * 32, ""):
         documented = re.fullmatch(pattern.strip("^$"), candidate) is not None
-        assert documented == (games._GAME_ID.fullmatch(candidate) is not None), candidate
+        assert documented == (requests._GAME_ID.fullmatch(candidate) is not None), candidate
 
 
 # ---- routes ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from websockets.sync.client import connect
 
 from service import engine
 from service.engine import grid, solver
@@ -87,9 +88,11 @@ async def test_pause_hides_the_board_stops_the_clock_and_blocks_moves(live_serve
         await http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
         ws_url = live_server.replace("http://", "ws://") + f"/games/{game_id}/events?since=1"
         async with websockets.connect(ws_url) as ws:
+            board = (await http.get(f"/games/{game_id}")).json()["board"]
             paused = (await http.post(f"/games/{game_id}/pause", headers=auth)).json()
             assert paused["move"]["action"] == "pause" and paused["version"] == 2
-            assert all(char == "#" for _, _, char in paused["cells"]) and paused["cells"]
+            # The diff names no cell: the client hides its board while ``paused``.
+            assert paused["paused"] is True and paused["cells"] == []
             assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == paused
 
             view = (await http.get(f"/games/{game_id}")).json()
@@ -108,14 +111,39 @@ async def test_pause_hides_the_board_stops_the_clock_and_blocks_moves(live_serve
 
             resumed = (await http.post(f"/games/{game_id}/resume", headers=auth)).json()
             assert resumed["version"] == 3
-            assert {(x, y) for x, y, _ in resumed["cells"]} == {
-                (x, y) for x, y, _ in paused["cells"]
-            }
+            assert resumed["paused"] is False and resumed["cells"] == []
             assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == resumed
             after = (await http.get(f"/games/{game_id}")).json()
+            assert after["board"] == board and after["paused"] is False
+            # This socket's board came from diffs, not from a paused snapshot: nothing follows.
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(ws.recv(), 0.5)
             # The server's own clock shows the pause (at least the 0.3 s slept) left out.
             running = ms(after["server_time"]) - ms(after["started_at"])
             assert running - after["elapsed_ms"] >= 300
+
+
+async def test_a_socket_that_saw_the_game_paused_gets_the_board_again_on_resume(
+    live_server: str,
+) -> None:
+    async with httpx.AsyncClient(base_url=live_server) as http:
+        created = (await http.post("/games", json={"preset": "beginner", "seed": 8})).json()
+        game_id, auth = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
+        await http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
+        board = (await http.get(f"/games/{game_id}")).json()["board"]
+        await http.post(f"/games/{game_id}/pause", headers=auth)
+        ws_url = live_server.replace("http://", "ws://") + f"/games/{game_id}/events"
+        async with websockets.connect(ws_url) as ws:
+            first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert first["type"] == "snapshot" and first["game"]["paused"] is True
+            assert set("".join(first["game"]["board"])) == {"#"}
+
+            resumed = (await http.post(f"/games/{game_id}/resume", headers=auth)).json()
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == resumed
+            fresh = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert fresh["type"] == "snapshot"
+            assert fresh["game"]["version"] == 3 and fresh["game"]["paused"] is False
+            assert fresh["game"]["board"] == board
 
 
 # ---- replays -------------------------------------------------------------------------------
@@ -147,6 +175,41 @@ def test_a_replay_reproduces_the_game_exactly(http: httpx.Client) -> None:
     assert game.board() == final["board"]
     layout = [row for row in replay["layout"]]
     assert sum(row.count("*") for row in layout) == 40
+
+
+def _with_cells(board: list[str], cells: list[list[Any]]) -> list[str]:
+    rows = [list(row) for row in board]
+    for x, y, char in cells:
+        rows[y][x] = char
+    return ["".join(row) for row in rows]
+
+
+def test_a_replay_carries_the_cells_as_stored(http: httpx.Client, live_server: str) -> None:
+    """A daily board (open at the start), paused, flagged and played out: applying the
+    replay's opened cells, then each move's cells, gives every board the player saw."""
+    game_id, auth, view = create(http, daily="beginner")
+    http.post(f"/games/{game_id}/pause", headers=auth)
+    http.post(f"/games/{game_id}/resume", headers=auth)
+    hidden = next((x, y) for y, row in enumerate(view["board"]) for x, c in enumerate(row)
+                  if c == "#")
+    http.post(f"/games/{game_id}/flag", json={"x": hidden[0], "y": hidden[1]}, headers=auth)
+    http.post(f"/games/{game_id}/flag", json={"x": hidden[0], "y": hidden[1]}, headers=auth)
+    start = next_cell(view["board"], view["mines"])
+    assert play_out(http, game_id, auth["Authorization"][7:], start) in ("won", "lost")
+    final = http.get(f"/games/{game_id}").json()
+    replay = http.get(f"/games/{game_id}/replay").json()
+
+    blank = ["#" * view["width"]] * view["height"]
+    assert replay["opened"] and _with_cells(blank, replay["opened"]) == view["board"]
+    ws_url = live_server.replace("http://", "ws://") + f"/games/{game_id}/events?since=0"
+    with connect(ws_url, open_timeout=30) as ws:
+        diffs = [json.loads(ws.recv(timeout=30)) for _ in replay["moves"]]
+    board = view["board"]
+    for move, diff in zip(replay["moves"], diffs, strict=True):
+        assert move["version"] == diff["version"] and move["cells"] == diff["cells"]
+        board = _with_cells(board, move["cells"])
+    assert [m["cells"] for m in replay["moves"][:2]] == [[], []]  # the pause and the resume
+    assert board == final["board"]
 
 
 def test_a_loss_on_the_first_click_of_a_board_was_a_forced_guess(http: httpx.Client) -> None:

@@ -164,7 +164,7 @@ class AsyncClient:
         return await self._pause(game, "pause", token)
 
     async def resume(self, game: Game | str, *, token: str | None = None) -> Diff:
-        """Start the clock again and show the board; the diff brings the cells back."""
+        """Start the clock again and show the board."""
         return await self._pause(game, "resume", token)
 
     async def _pause(
@@ -175,7 +175,8 @@ class AsyncClient:
             headers=_http.auth(_http.token_of(game, token)),
         )
         diff = _http.decode(response, Diff)
-        if isinstance(game, Game) and not game.apply(diff):
+        # A resume lists no cells: a board fetched while paused (every cell `#`) is fetched again.
+        if isinstance(game, Game) and (not game.apply(diff) or action == "resume"):
             await self.get(game)
         return diff
 

@@ -178,7 +178,8 @@ class Cli:
         self.out(status)
 
     def show_view(self, view: GameView) -> None:
-        for line in text.board_lines(view.board, self.colour):
+        board = ["#" * view.width] * view.height if view.paused else view.board
+        for line in text.board_lines(board, self.colour):
             self.out(line)
         self.out()
         self.out(text.status_line(view))

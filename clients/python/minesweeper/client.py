@@ -160,7 +160,7 @@ class Client:
         return self._pause(game, "pause", token)
 
     def resume(self, game: Game | str, *, token: str | None = None) -> Diff:
-        """Start the clock again and show the board; the diff brings the cells back."""
+        """Start the clock again and show the board."""
         return self._pause(game, "resume", token)
 
     def _pause(
@@ -171,7 +171,8 @@ class Client:
             headers=_http.auth(_http.token_of(game, token)),
         )
         diff = _http.decode(response, Diff)
-        if isinstance(game, Game) and not game.apply(diff):
+        # A resume lists no cells: a board fetched while paused (every cell `#`) is fetched again.
+        if isinstance(game, Game) and (not game.apply(diff) or action == "resume"):
             self.get(game)
         return diff
 

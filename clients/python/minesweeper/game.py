@@ -12,6 +12,7 @@ __all__ = ["Game", "apply_diff"]
 def apply_diff(view: GameView, diff: Diff) -> GameView:
     """The view after ``diff``, which must be the next version (or a no-op).
 
+    A pause lists no cells: the view keeps its board, to be hidden while ``paused``.
     Raises ``ValueError`` when ``diff`` does not follow ``view``: fetch the view again.
     """
     if diff.version == view.version and not diff.cells:
@@ -32,7 +33,7 @@ def apply_diff(view: GameView, diff: Diff) -> GameView:
         elapsed_ms=diff.elapsed_ms,
         server_time=diff.move.at,
         stats=diff.stats or view.stats,
-        paused={"pause": True, "resume": False}.get(diff.move.action, view.paused),
+        paused=diff.paused,
     )
 
 
@@ -56,7 +57,9 @@ class Game:
 
     @property
     def paused(self) -> bool:
-        """Paused: the clock stopped, the board hidden, moves refused until resumed."""
+        """Paused: the clock stopped, moves refused until resumed, and the board hidden (a
+        view fetched while paused shows every cell as ``#``; one brought up to date by the
+        pause's diff keeps its cells, for the client to hide)."""
         return self.view.paused
 
     def apply(self, diff: Diff) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Final, Literal
 
-from msgspec import Meta, Struct
+from msgspec import Meta, Struct, field
 
 __all__ = [
     "PROBLEM_STATUSES",
@@ -104,8 +104,9 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     no_guess: bool = False
     question_marks: bool = False
     player: PlayerName | None = None
-    # Today's shared board for this preset: the same mines for every player.
-    daily: PresetName | None = None
+    # Today's shared board for this preset: the same mines for every player. In JSON
+    # ``daily``; elsewhere ``daily`` is the date of such a board.
+    daily_preset: PresetName | None = field(default=None, name="daily")
 
 
 class Cell(Struct, forbid_unknown_fields=True):
@@ -159,6 +160,8 @@ class GameView(Struct):
     paused: bool
     player: str | None
     daily: DailyDate | None
+    # The game a reset started from this one, once it was reset.
+    next_id: str | None
     board: list[str]
     created_at: Timestamp
     started_at: Timestamp | None
@@ -185,10 +188,15 @@ class PlayedMove(Struct, omit_defaults=True):
 
 
 class Diff(Struct, tag="diff", tag_field="type"):
-    """A move's answer over HTTP and the live message for it: the same bytes."""
+    """A change's answer over HTTP and the live message for it: the same bytes.
+
+    ``cells`` lists the cells a move changed; a pause or resume lists none, and
+    ``paused`` tells a client to hide its board until a diff says otherwise.
+    """
 
     version: int
     status: Status
+    paused: bool
     move: PlayedMove
     cells: list[ChangedCell]
     mines_left: int
@@ -211,11 +219,14 @@ class Hint(Struct):
 
 
 class ReplayMove(Struct, omit_defaults=True):
+    """One recorded change, with the cells it changed exactly as its diff listed them."""
+
     version: int
     action: MoveAction
     x: int | None
     y: int | None
     at: Timestamp
+    cells: list[ChangedCell]
     mark: Mark | None = None
 
 

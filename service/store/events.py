@@ -1,6 +1,8 @@
-"""Live fan-out: one Redis pub/sub listener per process, a bounded queue per subscriber.
+"""A game's events as they happen: one Redis pub/sub listener per process, a bounded
+queue per subscriber.
 
-A move is published once, by the commit script, on the game's channel; every
+A diff (or a reset) is published once, by the script that commits it, on the game's
+channel; every
 replica that has subscribers for that game receives it and hands the same bytes
 to each local subscriber's queue. A subscriber that falls behind is marked
 overflowed instead of buffered without bound; its socket is then closed.
@@ -16,6 +18,7 @@ from typing import Any
 
 import redis.exceptions
 
+from .. import metrics
 from . import keys
 from .connection import Redis
 
@@ -40,8 +43,8 @@ class Subscription:
             self.overflowed.set()
 
 
-class Live:
-    """publish / subscribe / (start, stop): the whole interface."""
+class Events:
+    """subscribe / (start, stop): the whole interface. Publishing is the scripts' part."""
 
     def __init__(self, redis: Redis, *, queue_size: int = 256) -> None:
         self.redis = redis
@@ -52,12 +55,8 @@ class Live:
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
-    @property
-    def subscriber_count(self) -> int:
-        return sum(len(s) for s in self._subscribers.values())
-
     async def start(self) -> None:
-        self._task = asyncio.create_task(self._listen(), name="live-listener")
+        self._task = asyncio.create_task(self._listen(), name="events-listener")
 
     async def stop(self) -> None:
         if self._task:
@@ -67,9 +66,6 @@ class Live:
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
-
-    async def publish(self, game_id: str, message: bytes) -> None:
-        await self.redis.publish(keys.channel(game_id), message)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:
@@ -115,10 +111,11 @@ class Live:
             except asyncio.CancelledError:
                 raise
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
-                log.warning("live listener lost Redis; reconnecting")
+                metrics.REDIS_ERRORS.inc()
+                log.warning("events listener lost Redis; reconnecting")
                 await self._reconnect()
             except Exception:  # the listener must outlive any one bad message
-                log.exception("live listener error")
+                log.exception("events listener error")
                 await asyncio.sleep(0.1)
 
     def _dispatch(self, message: dict[str, Any]) -> None:

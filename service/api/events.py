@@ -1,8 +1,11 @@
-"""``GET /games/{id}/events``: a snapshot, then every diff in version order.
+"""``GET /games/{id}/events``: a snapshot, then every diff in version order, and the
+moves a player sends over the same socket.
 
 Subscribing comes first and is confirmed before the stream or the snapshot is
 read, so a diff committed in between arrives twice at worst (and is dropped by
-version), never not at all. A gap in versions is filled from the stream.
+version), never not at all. A gap in versions is filled from the stream. A board
+that came from a paused snapshot shows nothing, so the diff that resumes the game
+is followed by a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import engine, metrics, wire
-from ..store import GameStore, Record
-from ..store.live import RESYNC, Subscription
-from . import backends, views
+from ..store import GameStore, Record, Subscription
+from ..store.events import RESYNC
+from . import backends, moves, views
+from .auth import authorise, hash_token
 from .backends import Backends
-from .games import authorise, hash_token, play
-from .limits import client_address, now_ms, refusal
 from .problems import ApiError, api_error_of, problem
+from .requests import client_address, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +44,15 @@ MESSAGE_BURST = 40.0
 _open: collections.Counter[str] = collections.Counter()
 
 
-class _Versioned(msgspec.Struct):
+class _Head(msgspec.Struct):
+    """What a session reads of a message from the stream: a diff, or a reset."""
+
     type: str
     version: int | None = None
+    paused: bool = False
 
 
-_versioned = msgspec.json.Decoder(_Versioned)
+_head = msgspec.json.Decoder(_Head)
 _client_messages = msgspec.json.Decoder(wire.ClientMessage)
 _encode = wire.json_encoder.encode
 _ACTIONS: dict[type[Any], engine.Action] = {
@@ -65,7 +71,7 @@ class _Flooding(Exception):
 
 
 class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
-    """:class:`wire.Result` with the diff passed through as the bytes ``play`` made."""
+    """:class:`wire.Result` with the diff passed through as the bytes the move service made."""
 
     id: wire.RequestId | None
     diff: msgspec.Raw
@@ -83,8 +89,11 @@ class Session:
         self._allowance = MESSAGE_BURST
         self._allowance_at = time.monotonic()
         self.version = 0
+        # Whether the client's board came from a paused snapshot, so shows nothing.
+        self.hidden = False
         self.token: str | None = None
         self._send_lock = asyncio.Lock()
+        self._resets: set[bytes] = set()
 
     async def send(self, data: bytes) -> None:
         async with self._send_lock:
@@ -94,27 +103,37 @@ class Session:
             except TimeoutError:
                 raise _TooSlow from None
 
-    async def send_diff(self, data: bytes, version: int) -> None:
-        if version <= self.version:
+    async def send_event(self, data: bytes, head: _Head) -> None:
+        """A diff not sent yet (then a fresh snapshot if it showed a hidden board again),
+        or a reset not sent yet."""
+        if head.version is None:
+            if data not in self._resets:
+                self._resets.add(data)
+                await self.send(data)
+            return
+        if head.version <= self.version:
             return
         await self.send(data)
-        self.version = version
+        self.version = head.version
+        if self.hidden and not head.paused:
+            await self.snapshot()
+
+    async def snapshot(self, record: Record | None = None) -> None:
+        record = record or await self.games.load(self.game_id)
+        view = views.record_view(self.game_id, record, now_ms())
+        await self.send(_encode(wire.Snapshot(view)))
+        self.version = record.game.version
+        self.hidden = view.paused
 
     async def catch_up(self, since: int | None, record: Record | None = None) -> None:
-        """Replay the diffs after ``since``, or send a snapshot when the stream cannot."""
-        diffs = None if since is None else await self.games.events_after(self.game_id, since)
-        if diffs is None:
-            record = record or await self.games.load(self.game_id)
-            now = views.now_ms()
-            view = views.record_view(self.game_id, record, now)
-            await self.send(_encode(wire.Snapshot(view)))
-            self.version = record.game.version
+        """Replay the events after ``since``, or send a snapshot when the stream cannot."""
+        events = None if since is None else await self.games.events_after(self.game_id, since)
+        if events is None:
+            await self.snapshot(record)
             return
         self.version = max(self.version, since or 0)
-        for data in diffs:
-            version = _versioned.decode(data).version
-            if version is not None:
-                await self.send_diff(data, version)
+        for data in events:
+            await self.send_event(data, _head.decode(data))
 
     async def forward(self, sub: Subscription) -> None:
         while True:
@@ -125,20 +144,16 @@ class Session:
                 async with asyncio.timeout(self.backends.config.heartbeat_seconds):
                     data = await sub.queue.get()
             except TimeoutError:
-                now = wire.timestamp(views.now_ms())
+                now = wire.timestamp(now_ms())
                 await self.send(_encode(wire.Heartbeat(version=self.version, server_time=now)))
                 continue
             if data == RESYNC:
                 await self.catch_up(self.version)
                 continue
-            head = _versioned.decode(data)
-            if head.version is None:
-                await self.send(data)  # not part of the version sequence (a reset)
-            elif head.version > self.version + 1:
+            head = _head.decode(data)
+            if head.version is not None and head.version > self.version + 1:
                 await self.catch_up(self.version)
-                await self.send_diff(data, head.version)
-            else:
-                await self.send_diff(data, head.version)
+            await self.send_event(data, head)
 
     def _flooding(self) -> bool:
         """A per-socket token bucket: a client may send bursts, not floods."""
@@ -174,15 +189,10 @@ class Session:
     async def admit(self) -> None:
         """Take what any HTTP request from this address takes: a socket is no way around
         the rate limits, nor around the budget for failed tokens and unknown games."""
-        b = self.backends
-        wait = await b.limiter.take(b.limits.client(self.address), now_ms())
-        if wait:
-            raise refusal(wait, "client")
+        await self.backends.rate_limits.admit(self.address)
 
     async def charge_failure(self) -> None:
-        b = self.backends
-        with contextlib.suppress(Exception):  # a lost charge only loosens the limit
-            await b.limiter.take(b.limits.failure(self.address), now_ms())
+        await self.backends.rate_limits.charge_failure(self.address)
 
     async def handle(self, message: Any) -> None:
         if isinstance(message, wire.Auth):
@@ -198,7 +208,9 @@ class Session:
             raise ApiError(401, "unauthorized", 'send {"type": "auth", "token": ...} first')
         action = _ACTIONS[type(message)]
         move = engine.Move(action, message.x, message.y, getattr(message, "mark", None))
-        diff = await play(self.backends, self.game_id, self.token, move, address=self.address)
+        diff = await moves.move(
+            self.backends, self.game_id, self.token, move, address=self.address
+        )
         await self.send(_encode(_RawResult(message.id, msgspec.Raw(diff))))
 
 
@@ -221,14 +233,13 @@ async def events(ws: WebSocket) -> None:
 
 
 async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
-    games, live = b.games, b.live
     await ws.accept()
     session = Session(ws, game_id, b)
     try:
         await session.admit()
         since = _since(ws.query_params.get("since"))
-        async with live.subscribe(game_id) as sub:
-            record = await games.load(game_id)
+        async with b.events.subscribe(game_id) as sub:
+            record = await b.games.load(game_id)
             if since is not None and since > record.game.version:
                 since = None
             await session.catch_up(since, record)

@@ -2,24 +2,26 @@
 
 Failed tokens and unknown games draw on a small per-address bucket, and every
 request needs that bucket not to be empty, so ids and tokens cannot be guessed
-at speed. A move takes its buckets in the script that loads the game; every
-other request takes them here, before it is handled.
+at speed. A move takes its buckets in the script that loads its game (see
+``moves.py``); every other request takes them here, before it is handled, and so
+does a WebSocket before it serves.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import time
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import metrics
 from ..config import Config
-from ..store.ratelimit import Limit, Take, client_keys, retry_after, token_key
+from ..store import Buckets, Limit, Take, keys
+from ..store.ratelimit import retry_after
 from . import backends
 from .problems import ApiError, api_error_of, respond
+from .requests import client_address, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,8 @@ FAILURES = frozenset({401, 403, 404})
 
 @dataclass(frozen=True)
 class Limits:
+    """The configured limits; None where a limit is off."""
+
     requests: Limit | None
     failures: Limit | None
     moves: Limit | None
@@ -48,32 +52,42 @@ class Limits:
     def any(self) -> bool:
         return bool(self.requests or self.failures or self.moves)
 
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Which buckets each kind of request takes, and taking them."""
+
+    limits: Limits
+    buckets: Buckets
+
     def client(self, address: str) -> list[Take]:
         """What any request from ``address`` takes (one hash tag: one script call)."""
-        requests, failures = client_keys(address)
         takes = []
-        if self.requests:
-            takes.append(Take(requests, self.requests))
-        if self.failures:
-            takes.append(Take(failures, self.failures, need=1, cost=0))
+        if self.limits.requests:
+            takes.append(Take(keys.client_requests(address), self.limits.requests))
+        if self.limits.failures:
+            takes.append(Take(keys.client_failures(address), self.limits.failures, need=1, cost=0))
         return takes
 
     def move(self, token_hash: bytes) -> list[Take]:
-        return [Take(token_key(token_hash), self.moves)] if self.moves else []
+        moves = self.limits.moves
+        return [Take(keys.token_moves(token_hash), moves)] if moves else []
 
-    def failure(self, address: str) -> list[Take]:
-        if not self.failures:
-            return []
-        return [Take(client_keys(address)[1], self.failures, need=0, cost=1)]
+    async def admit(self, address: str) -> None:
+        """Take what any request from ``address`` takes; 429 when a bucket is empty."""
+        wait = await self.buckets.take(self.client(address), now_ms())
+        if wait:
+            raise refusal(wait, "client")
 
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def client_address(scope: Scope) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    async def charge_failure(self, address: str) -> None:
+        """Count a failed token or unknown game against ``address``."""
+        if not self.limits.failures:
+            return
+        take = Take(keys.client_failures(address), self.limits.failures, need=0, cost=1)
+        try:
+            await self.buckets.take([take], now_ms())
+        except Exception:  # the answer is sent or on its way: a lost charge only loosens the limit
+            log.debug("could not charge the failure bucket", exc_info=True)
 
 
 def refusal(wait_ms: int, scope: str) -> ApiError:
@@ -83,7 +97,10 @@ def refusal(wait_ms: int, scope: str) -> ApiError:
     )
 
 
-class ClientLimits:
+class RateLimitMiddleware:
+    """Admits every HTTP request but a move (which takes its limits as it loads its
+    game), and charges the failures of those under ``/games``."""
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -91,16 +108,13 @@ class ClientLimits:
         if scope["type"] != "http" or scope["path"] in UNLIMITED:
             await self.app(scope, receive, send)
             return
-        b = backends.of_scope(scope)
+        rate_limits = backends.of_scope(scope).rate_limits
         address = client_address(scope)
         if not MOVE.fullmatch(scope["path"]):
             try:
-                wait = await b.limiter.take(b.limits.client(address), now_ms())
+                await rate_limits.admit(address)
             except Exception as exc:
-                await respond_error(exc, scope, receive, send)
-                return
-            if wait:
-                await respond(refusal(wait, "client"))(scope, receive, send)
+                await respond(api_error_of(exc))(scope, receive, send)
                 return
         status = 0
 
@@ -112,11 +126,4 @@ class ClientLimits:
 
         await self.app(scope, receive, watch)
         if status in FAILURES and scope["path"].startswith("/games"):
-            try:
-                await b.limiter.take(b.limits.failure(address), now_ms())
-            except Exception:  # the answer is sent; a lost charge only loosens the limit
-                log.debug("could not charge the failure bucket", exc_info=True)
-
-
-async def respond_error(exc: Exception, scope: Scope, receive: Receive, send: Send) -> None:
-    await respond(api_error_of(exc))(scope, receive, send)
+            await rate_limits.charge_failure(address)

@@ -1,0 +1,239 @@
+"""The move service: every change a player makes to a stored game goes through
+:func:`change`.
+
+One loop for all of them: load the game (a move takes its rate limits in the same
+round trip), check the token, apply a pure engine change, commit it against the
+write counter it was loaded at, and on a lost race load again and apply it again.
+Moves, pause and resume, and hints come through here, and so does what follows a
+commit (a win's leaderboard entry): a match's moves and a player's stats belong
+here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple, TypeVar
+
+import msgspec
+from starlette.concurrency import run_in_threadpool
+
+from .. import engine, metrics, store, wire
+from ..store import Record
+from . import views
+from .auth import authorise, hash_token
+from .backends import Backends
+from .problems import ApiError
+from .ratelimit import refusal
+from .requests import now_ms
+from .turns import busy, turn
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 64
+# Boards past this many cells make whole-board work long enough to stall other requests.
+HEAVY_CELLS = 65_536
+
+_encode = wire.json_encoder.encode
+_idempotent = msgspec.msgpack.Encoder()
+# The metric children of the changes that make diffs, looked up once: ``labels`` takes a lock.
+_COMMITTED = {
+    kind: metrics.MOVES.labels(kind) for kind in ("reveal", "flag", "chord", "pause", "resume")
+}
+
+
+class Outcome(NamedTuple):
+    """What a change made of a game."""
+
+    game: engine.Game
+    # The caller's answer.
+    answer: bytes
+    # For the game's event stream and subscribers: the diff, when the version moved on.
+    diff: bytes | None
+
+
+# A change: the game as loaded and the server time -> its outcome. Pure, and applied
+# again to the newer game when a commit loses a race.
+Step = Callable[[engine.Game, int], Outcome]
+
+
+async def move(
+    b: Backends,
+    game_id: str,
+    token: str,
+    cell_move: engine.Move,
+    *,
+    address: str,
+    idempotency_key: str | None = None,
+    if_match: int | None = None,
+) -> bytes:
+    """A move on a cell, from HTTP or a socket (the same answer, byte for byte)."""
+    idempotency = None
+    if idempotency_key is not None:
+        fingerprint = hashlib.sha256(_encode(cell_move)).digest()
+        idempotency = (idempotency_key, fingerprint)
+
+    def apply(game: engine.Game, now: int) -> tuple[engine.Game, list[engine.ChangedCell]]:
+        return engine.apply(game, cell_move, now)
+
+    m = cell_move
+    step = _diffed(apply, m.action, m.x, m.y, m.mark)
+    return await change(
+        b, game_id, token, m.action, step,
+        address=address, if_match=if_match, idempotency=idempotency,
+    )
+
+
+async def pause(
+    b: Backends, game_id: str, token: str, action: Literal["pause", "resume"]
+) -> bytes:
+    """Pause or resume the game: a diff with no cells."""
+    apply = engine.pause if action == "pause" else engine.resume
+    return await change(b, game_id, token, action, _diffed(apply, action))
+
+
+async def hint(b: Backends, game_id: str, token: str) -> bytes:
+    """The next cell to play; the game counts it."""
+
+    def step(game: engine.Game, now: int) -> Outcome:
+        advice = engine.advise(game)
+        counted, _ = engine.count_hint(game, now)
+        return Outcome(counted, _encode(wire.Hint(**msgspec.structs.asdict(advice))), None)
+
+    return await change(b, game_id, token, "hint", step)
+
+
+def _diffed(
+    apply: Callable[[engine.Game, int], tuple[engine.Game, list[engine.ChangedCell]]],
+    action: wire.MoveAction,
+    x: int | None = None,
+    y: int | None = None,
+    mark: engine.Mark | None = None,
+) -> Step:
+    """A change answered with its diff, which subscribers get too when it changed the game."""
+
+    def step(game: engine.Game, now: int) -> Outcome:
+        changed, cells = apply(game, now)
+        played = views.played(action, x, y, now, mark)
+        diff = _encode(views.diff(changed, played, cells, now))
+        return Outcome(changed, diff, diff if changed.version != game.version else None)
+
+    return step
+
+
+async def change(
+    b: Backends,
+    game_id: str,
+    token: str,
+    kind: wire.MoveAction | Literal["hint"],
+    step: Step,
+    *,
+    address: str | None = None,
+    if_match: int | None = None,
+    idempotency: tuple[str, bytes] | None = None,
+) -> bytes:
+    """Apply ``step`` to the game and commit it, applying it again on a lost race.
+
+    ``kind`` names the change in the metrics. ``address`` is given for a move: its
+    first load takes the rate limits of the address and of the token. ``if_match``
+    is the version the game must be at; ``idempotency`` the request's key and
+    fingerprint, whose first answer a retry gets again.
+    """
+    token_hash = hash_token(token)
+    key, fingerprint = idempotency if idempotency else (None, b"")
+    async with turn(game_id):
+        record = await _load(b, game_id, token_hash, key, address)
+        for attempt in range(MAX_ATTEMPTS):
+            authorise(record, token_hash)
+            if record.idempotent is not None:
+                return _first_answer(record.idempotent, fingerprint)
+            if if_match is not None and record.game.version != if_match:
+                raise ApiError(
+                    412, "version_conflict",
+                    f"the game is at version {record.game.version}, not {if_match}",
+                )
+            outcome = await _off_loop(step, record.game, now_ms(), heavy=heavy(record.game))
+            if outcome.game == record.game:
+                return outcome.answer  # nothing to store
+            saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
+            if await b.games.commit(game_id, record.rev, outcome.game, outcome.diff, saved):
+                if outcome.diff is not None:
+                    _COMMITTED[kind].inc()
+                await _committed(b, game_id, record, outcome.game)
+                return outcome.answer
+            # Another change won the race: back off a little, with jitter, and apply this
+            # one to its result.
+            metrics.CONFLICTS.inc()
+            await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+            record = await b.games.load(game_id, key)
+    metrics.EXHAUSTED.inc()
+    raise busy()
+
+
+async def _load(
+    b: Backends, game_id: str, token_hash: bytes, key: str | None, address: str | None
+) -> Record:
+    """Load the game and, for a move, take its rate limits in the same round trip."""
+    rate_limits = b.rate_limits
+    if address is None or not rate_limits.limits.any:
+        return await b.games.load(game_id, key)
+    groups = (rate_limits.client(address), rate_limits.move(token_hash))
+    try:
+        return await b.games.load(
+            game_id, key, takes=[g for g in groups if g], now_ms=now_ms()
+        )
+    except store.RateLimited as limited:
+        raise refusal(limited.wait_ms, "move") from None
+
+
+def _first_answer(stored: bytes, fingerprint: bytes) -> bytes:
+    """The answer kept for an idempotency key, if the retry is the same request."""
+    first = msgspec.msgpack.decode(stored)
+    # The fingerprint comes first and the answer last (older records hold a status
+    # between the two).
+    if first[0] != fingerprint:
+        raise ApiError(422, "invalid_request", "that Idempotency-Key was used for another request")
+    answer: bytes = first[-1]
+    return answer
+
+
+async def _committed(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
+    """What follows a committed change: a win enters its leaderboard."""
+    if game.status == "won" and record.game.status != "won":
+        await enter_leaderboard(b, game_id, record, game)
+
+
+def heavy(game: engine.Game) -> bool:
+    """Whether a change may take long: a big board, or a no-guess board still to be built."""
+    return game.width * game.height > HEAVY_CELLS or (game.no_guess and not game.placed)
+
+
+async def _off_loop(fn: Callable[..., T], *args: Any, heavy: bool) -> T:
+    """Run ``fn`` in a worker thread when it may be slow, so other games keep moving;
+    a quick change stays on the loop, where a thread hop would cost more than it."""
+    if heavy:
+        return await run_in_threadpool(fn, *args)
+    return fn(*args)
+
+
+async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
+    """Rank a win: presets only, no chosen seed, no hints."""
+    if game.preset is None or game.clicks.hints or not (record.ranked or record.daily):
+        return
+    entry = store.Entry(
+        game_id=game_id,
+        player=record.player or "anonymous",
+        elapsed_ms=game.elapsed_ms(game.ended_at or 0),
+        ended_at=game.ended_at or 0,
+        bbbv=game.bbbv,
+    )
+    board = store.board_name(game.preset, game.no_guess, record.daily)
+    try:
+        await b.leaderboards.record(board, entry)
+    except store.StoreUnavailable:
+        # The win itself is committed; only its ranking is lost.
+        log.warning("could not enter game %s in leaderboard %s", game_id, board)
