@@ -10,6 +10,8 @@
 // Keyboard: arrows, Home/End, PageUp/PageDown, Ctrl+Home/End move; Space/Enter is
 // primary, F is secondary, C chords.
 
+// The most cells this board draws (one element each); bigger boards need another renderer.
+export const MAX_BOARD_CELLS = 62_500;
 const LONG_PRESS_MS = 420;
 const TAP_SLOP_PX = 10;
 
@@ -104,6 +106,7 @@ export class Board {
     this.marks.clear();
     this.mouse = null;
     this.cancelTouch();
+    this.grid.hidden = false;
     this.grid.setAttribute("aria-readonly", readonly ? "true" : "false");
     this.grid.setAttribute("aria-rowcount", String(game.height));
     this.grid.setAttribute("aria-colcount", String(game.width));
@@ -123,6 +126,14 @@ export class Board {
     this.cells.forEach((el, i) => (el.tabIndex = i === this.focusIndex ? 0 : -1));
     // The focused cell was replaced: give the focus to the new board, not to the page.
     if (rebuild && focused >= 0) this.focusCell(this.focusIndex, { scroll: false });
+  }
+
+  /** Show no board at all. */
+  clear() {
+    this.grid.replaceChildren();
+    this.cells = [];
+    this.game = null;
+    this.grid.hidden = true;
   }
 
   build() {
@@ -257,6 +268,16 @@ export class Board {
 
   focus() {
     this.focusCell(this.focusIndex);
+  }
+
+  /** Put the keyboard cursor on cell `i` (focusing it only if the board has the focus), in view. */
+  cursorTo(i) {
+    if (this.grid.contains(document.activeElement)) {
+      this.focusCell(i);
+      return;
+    }
+    this.setFocusIndex(i);
+    this.cells[i]?.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   // ---- pressed-cell feedback ------------------------------------------------------------

@@ -1,5 +1,7 @@
-// The page's copy of one game: the board as the server shows it, kept in step by
-// applying diffs strictly in version order.
+// The page's copy of one game: the board as the server shows it, and what its views and
+// diffs say about the game. It owns version order: a diff is applied only when it is the
+// next version, a view only when it is not older than what is held. Nothing here knows
+// the rules: cells change only as the server's diffs and views say.
 
 export const HIDDEN = "#";
 export const FLAG = "F";
@@ -24,6 +26,10 @@ export class Cells {
     this.cells = new Uint8Array(width * height).fill(HIDDEN_CODE);
   }
 
+  get size() {
+    return this.width * this.height;
+  }
+
   char(i) {
     return String.fromCharCode(this.cells[i]);
   }
@@ -40,6 +46,11 @@ export class Cells {
 
   xy(i) {
     return [i % this.width, Math.floor(i / this.width)];
+  }
+
+  /** The index of cell (x, y), or -1 off the board. */
+  index(x, y) {
+    return x >= 0 && y >= 0 && x < this.width && y < this.height ? y * this.width + x : -1;
   }
 
   neighbours(i) {
@@ -93,17 +104,41 @@ export class Game extends Cells {
     // The timer runs from this reference: elapsed_ms as of the server time `at`.
     this.timeRef = { elapsed: view.elapsed_ms, at: parseTime(view.server_time) };
     const w = this.width;
+    const changed = [];
     view.board.forEach((row, y) => {
-      for (let x = 0; x < w; x++) this.cells[y * w + x] = row.charCodeAt(x);
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        const ch = row.charCodeAt(x);
+        if (this.cells[i] !== ch) {
+          this.cells[i] = ch;
+          changed.push(i);
+        }
+      }
     });
+    return changed;
+  }
+
+  /** Where a version stands against the one held: "old" (held already), "next", or "ahead". */
+  place(version) {
+    if (version <= this.version) return "old";
+    return version === this.version + 1 ? "next" : "ahead";
+  }
+
+  /** A view of this game: taken unless it is older than what is held; the cells that changed. */
+  take(view) {
+    if (view.id !== this.id || view.version < this.version) return null;
+    return this.load(view);
   }
 
   /** Apply the diff of the next version; returns the indices of the cells that changed. */
   apply(diff) {
+    if (this.place(diff.version) !== "next") {
+      throw new Error(`diff ${diff.version} does not follow version ${this.version}`);
+    }
     const changed = [];
     for (const [x, y, ch] of diff.cells) {
-      if (x < 0 || y < 0 || x >= this.width || y >= this.height) continue;
-      const i = y * this.width + x;
+      const i = this.index(x, y);
+      if (i < 0) continue;
       this.cells[i] = ch.charCodeAt(0);
       changed.push(i);
     }
@@ -122,6 +157,11 @@ export class Game extends Cells {
     return changed;
   }
 
+  /** What a change is measured against: the game's state before it. */
+  phase() {
+    return { version: this.version, status: this.status, finished: this.finished, covered: this.covered };
+  }
+
   /** A hint the server just counted; the next view brings its own stats. */
   noteHint() {
     const s = this.stats || {};
@@ -132,8 +172,9 @@ export class Game extends Cells {
     return FINISHED.has(this.status);
   }
 
-  get size() {
-    return this.width * this.height;
+  /** Paused and not over: the board is not shown. */
+  get covered() {
+    return this.paused && !this.finished;
   }
 
   /** Milliseconds on the clock, given the server's current time. */

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -18,6 +19,11 @@ BEGINNER = {"width": 9, "height": 9, "mines": 10}
 
 def board_of(api: Api, game_id: str) -> list[str]:
     return list("".join(api.get(game_id)["board"]))
+
+
+def first_hidden(ms: Minesweeper) -> tuple[int, int]:
+    hidden = next(i for i, s in enumerate(ms.states()) if s == "#")
+    return hidden % 9, hidden // 9
 
 
 def record_connection_states(ms: Minesweeper) -> None:
@@ -95,8 +101,7 @@ def test_moves_in_the_players_page_reach_a_spectator_by_the_share_link(
         ms.cell(4, 4).click()
         ms.expect_opened(4, 4)
         spectator.expect_opened(4, 4)
-        hidden = next(i for i, s in enumerate(ms.states()) if s == "#")
-        x, y = hidden % 9, hidden // 9
+        x, y = first_hidden(ms)
         ms.cell(x, y).click(button="right")
         spectator.expect_state(x, y, "F")
         assert spectator.states() == ms.states()
@@ -113,11 +118,45 @@ def test_two_tabs_of_the_player_stay_in_step(ms: Minesweeper, new_ms: Any) -> No
     expect(second.page.locator("#watch-banner")).to_be_hidden()
     ms.cell(4, 4).click()
     second.expect_opened(4, 4)
-    hidden = next(i for i, s in enumerate(second.states()) if s == "#")
-    x, y = hidden % 9, hidden // 9
+    x, y = first_hidden(second)
     second.cell(x, y).click(button="right")
     ms.expect_state(x, y, "F")
     assert ms.states() == second.states()
+
+
+def test_the_players_moves_go_over_the_games_socket(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(**BEGINNER, seed=13)
+    gid = game["id"]
+    sent: list[dict[str, Any]] = []
+    posts: list[str] = []
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            server.send(message)
+
+        ws.on_message(up)
+
+    ms.page.route_web_socket(re.compile(r"/games/[0-9a-f]+/events"), relay)
+    ms.page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    ms.play(gid, token)
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    x, y = first_hidden(ms)
+    ms.cell(x, y).click(button="right")
+    ms.expect_state(x, y, "F")
+
+    assert posts == [], "no move goes over HTTP"
+    assert [m["type"] for m in sent] == ["auth", "reveal", "flag"], sent
+    assert sent[0]["token"] == token
+    reveal, flag = sent[1], sent[2]
+    assert (reveal["x"], reveal["y"], flag["x"], flag["y"]) == (4, 4, x, y)
+    assert reveal["id"] != flag["id"]
+    assert ms.states() == board_of(api, gid)
+    clicks = api.get(gid)["stats"]["clicks"]
+    assert (clicks["reveal"], clicks["flag"]) == (1, 1), "each move played once"
 
 
 def test_a_dropped_connection_resumes_with_since(api: Api, ms: Minesweeper) -> None:

@@ -1,0 +1,57 @@
+// What a new game is made of: the body of POST /games for a level, for today's daily
+// board, or for "another one like this", from the player's preferences (question marks,
+// no guessing, the name sent as `player`). Pure functions of the preferences and the game.
+
+import { PLAYER_NAME } from "./storage.js";
+
+export const PRESETS = {
+  beginner: { width: 9, height: 9, mines: 10 },
+  intermediate: { width: 16, height: 16, mines: 40 },
+  expert: { width: 30, height: 16, mines: 99 },
+};
+
+/** The name sent with new games, if a valid one is set. */
+export function playerName(prefs) {
+  const name = (prefs.player || "").trim();
+  return PLAYER_NAME.test(name) ? name : null;
+}
+
+/** The options every new game takes from the preferences. */
+export function gameOptions(prefs) {
+  const options = { question_marks: Boolean(prefs.questionMarks), no_guess: Boolean(prefs.noGuess) };
+  const player = playerName(prefs);
+  if (player) options.player = player;
+  return options;
+}
+
+/** A game of `level`: a preset, or "custom" with the custom board kept in the preferences. */
+export function levelSettings(prefs, level) {
+  const base = gameOptions(prefs);
+  if (PRESETS[level]) return { preset: level, ...base };
+  const { width, height, mines, first_click: firstClick } = prefs.custom;
+  // No-guess boards always start with an opening.
+  return { width, height, mines, first_click: base.no_guess ? "zero" : firstClick || "zero", ...base };
+}
+
+/** Another game of the same board as `game` (a Game), with today's preferences. */
+export function settingsLike(prefs, game) {
+  const base = gameOptions(prefs);
+  if (game.preset) return { preset: game.preset, ...base };
+  const firstClick = base.no_guess ? "zero" : game.firstClick;
+  return { width: game.width, height: game.height, mines: game.mines, first_click: firstClick, ...base };
+}
+
+/** Today's shared board of a preset (no-guess when that is on). */
+export function dailySettings(prefs, preset) {
+  const settings = { daily: preset, no_guess: Boolean(prefs.noGuess) };
+  const player = playerName(prefs);
+  if (player) settings.player = player;
+  return settings;
+}
+
+/** Whether a reset (which keeps a game's settings) gives the game the preferences ask for. */
+export function resetKeepsPrefs(prefs, game) {
+  return game.questionMarks === Boolean(prefs.questionMarks)
+    && game.noGuess === Boolean(prefs.noGuess)
+    && (game.player || null) === playerName(prefs);
+}

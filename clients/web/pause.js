@@ -1,0 +1,108 @@
+// Pause and resume (POST /games/{id}/pause, /resume, or P): the Pause button, the cover
+// over a paused board, and what a pause does to the page: the board hidden and inert, the
+// keyboard focus taken to Resume and given back to the board after, a word for screen
+// readers. It owns the request under way and where the focus goes back to.
+
+import { pauseIcon, playIcon } from "./icons.js";
+
+const TEXT = {
+  play: "The clock is stopped and the board is hidden.",
+  watch: "The player has paused this game: the clock is stopped and the board hidden.",
+};
+
+export class Pause {
+  /** `screen`: the game on screen; `board`: the grid to cover. */
+  constructor({ screen, api, board, notices }) {
+    this.screen = screen;
+    this.api = api;
+    this.board = board;
+    this.notices = notices;
+    const $ = (id) => document.getElementById(id);
+    this.els = {
+      frame: $("frame"),
+      grid: $("board"),
+      button: $("pause"),
+      icon: $("pause-icon"),
+      label: $("pause-label"),
+      cover: $("paused"),
+      text: $("paused-text"),
+      resume: $("paused-resume"),
+    };
+    this.els.icon.innerHTML = pauseIcon;
+    this.pausing = null; // the game whose pause or resume is under way
+    this.focusBack = false;
+    this.els.button.addEventListener("click", () => this.toggle());
+    this.els.resume.addEventListener("click", () => this.toggle());
+  }
+
+  async toggle() {
+    const c = this.screen.current;
+    if (!c || c.mode !== "play" || c.game.finished || this.pausing === c || c.tooBig) return;
+    const g = c.game;
+    const action = g.paused ? "resume" : "pause";
+    if (action === "pause" && g.status !== "playing") {
+      this.notices.announce("The clock has not started yet.");
+      return;
+    }
+    this.pausing = c;
+    this.screen.render();
+    try {
+      // The answer is the diff the socket brings too: whichever comes first is applied.
+      c.session.offer(await this.api.pause(c.id, action, c.token));
+    } catch (err) {
+      if (c === this.screen.current) this.screen.refused(c, err);
+    } finally {
+      if (this.pausing === c) this.pausing = null;
+      if (c === this.screen.current) this.screen.render();
+    }
+  }
+
+  /** The game on screen changed: when it was covered or shown again, move focus and say so. */
+  afterChange(c, before) {
+    const covered = c.game.covered;
+    if (covered === before.covered) return;
+    const playing = c.mode === "play";
+    if (covered) {
+      const hadFocus = this.els.grid.contains(document.activeElement);
+      this.focusBack = hadFocus;
+      this.render(c);
+      if (hadFocus && playing) this.els.resume.focus();
+      this.notices.announce(playing ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
+    } else {
+      this.render(c);
+      if (this.focusBack && !c.tooBig) this.board.focus();
+      this.focusBack = false;
+      this.notices.announce(playing ? "Game resumed." : "The player resumed the game.");
+    }
+  }
+
+  /** A game was put on screen: nothing to give the focus back to. */
+  reset() {
+    this.focusBack = false;
+  }
+
+  /** The cover, the board's inertness and the Pause button, for game `c`. */
+  render(c) {
+    const e = this.els;
+    const covered = Boolean(c && c.game.covered);
+    const watching = !c || c.mode !== "play";
+    e.cover.hidden = !covered;
+    e.frame.dataset.paused = String(covered);
+    e.grid.inert = covered;
+    e.text.textContent = watching ? TEXT.watch : TEXT.play;
+    e.resume.hidden = watching;
+    const playing = Boolean(c && c.mode === "play" && !c.tooBig);
+    e.button.hidden = !playing;
+    if (!playing) return;
+    const g = c.game;
+    e.button.disabled = g.finished || this.pausing === c || (g.status !== "playing" && !g.paused);
+    const label = covered ? "Resume" : "Pause";
+    if (e.label.textContent !== label) {
+      e.label.textContent = label;
+      e.icon.innerHTML = covered ? playIcon : pauseIcon;
+      e.button.title = covered
+        ? "Resume (P): show the board and start the clock again"
+        : "Pause (P): stop the clock and hide the board";
+    }
+  }
+}

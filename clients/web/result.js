@@ -1,0 +1,173 @@
+// The result panel under a finished game: who won or lost, in what time, the game's stats
+// (3BV, 3BV/s, clicks, efficiency), whether hints made it assisted, and where a ranked win
+// stands on its leaderboard. It owns that rank, looked up once per game, and the words
+// said when a game ends.
+
+import { formatTime } from "./format.js";
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** How the panel names a board: "the expert board", "today's daily expert board", … */
+export function boardName(g) {
+  if (g.daily) return `today's daily ${g.preset} board`;
+  return g.preset ? `the ${g.preset} board` : `a ${g.width} × ${g.height} board with ${g.mines} mines`;
+}
+
+/** The stats as the panel lists them: [term, value, key]. */
+export function statRows(g) {
+  const won = g.status === "won";
+  const s = g.stats || {};
+  return [
+    ["Time", formatTime(g.elapsedMs), "time"],
+    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv) : `${s.bbbv_done} of ${s.bbbv}`, "bbbv"],
+    ["3BV/s", s.bbbv_per_second == null ? "—" : s.bbbv_per_second.toFixed(2), "bbbv-per-second"],
+    ["Clicks", s.clicks ? String(s.clicks.total) : "—", "clicks"],
+    ["Efficiency", s.efficiency == null ? "—" : `${Math.round(s.efficiency * 100)}%`, "efficiency"],
+  ];
+}
+
+export class ResultPanel {
+  /**
+   * `root`: the panel. `api` for the leaderboard and the final view, `leaderboards` to
+   * open on the game's board, `notices` to announce the end. `onAgain()`, `onReplay(id)`,
+   * `onShare(id)`: its buttons.
+   */
+  constructor(root, { api, leaderboards, notices, onAgain, onReplay, onShare }) {
+    this.root = root;
+    this.api = api;
+    this.leaderboards = leaderboards;
+    this.notices = notices;
+    const $ = (id) => root.querySelector(`#${id}`);
+    this.els = {
+      title: $("result-title"),
+      sub: $("result-sub"),
+      stats: $("result-stats"),
+      clicks: $("result-clicks"),
+      assisted: $("result-assisted"),
+      note: $("result-note"),
+      again: $("again"),
+    };
+    this.shown = null; // the game on screen: { c, rank, statsAsked }
+    this.els.again.addEventListener("click", () => onAgain());
+    $("result-replay").addEventListener("click", () => this.shown && onReplay(this.shown.c.id));
+    $("result-share").addEventListener("click", () => this.shown && onShare(this.shown.c.id));
+  }
+
+  /** Game `c` (the screen's current game) ended, just now (`fresh`) or before it was opened. */
+  finished(c, { fresh }) {
+    const entry = this.entryFor(c);
+    const g = c.game;
+    if (entry.rank == null) this.lookUpRank(entry);
+    const s = g.stats;
+    if ((!s || s.bbbv == null || s.efficiency == null) && !entry.statsAsked) {
+      // The final stats come with the view; ask for it once.
+      entry.statsAsked = true;
+      this.api.getGame(c.id).then((view) => c.session.offerView(view)).catch(() => {});
+    }
+    this.render(c);
+    if (fresh) {
+      const time = formatTime(g.elapsedMs);
+      const mine = c.mode === "play";
+      if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
+      else this.notices.announce(mine ? `Boom. You hit a mine after ${time}. Game over.` : "The player hit a mine. Game over.");
+    }
+  }
+
+  entryFor(c) {
+    if (!this.shown || this.shown.c !== c) this.shown = { c, rank: null, statsAsked: false };
+    return this.shown;
+  }
+
+  /** Where a won game ranks: found in its leaderboard (a win is entered as it commits). */
+  async lookUpRank(entry, attempt = 0) {
+    const g = entry.c.game;
+    if (g.status !== "won" || !g.preset || (g.stats && g.stats.assisted)) return;
+    let entries;
+    try {
+      ({ entries } = await this.api.leaderboard(g.preset, { noGuess: g.noGuess, date: g.daily, limit: 100 }));
+    } catch {
+      return; // the rank is a nicety
+    }
+    if (this.shown !== entry) return;
+    const found = entries.find((e) => e.game_id === entry.c.id);
+    if (found) {
+      entry.rank = found.rank;
+      this.render(entry.c);
+    } else if (attempt === 0) {
+      setTimeout(() => this.lookUpRank(entry, 1), 1000);
+    }
+  }
+
+  /** Show the panel for `c` when its game is over, hide it otherwise. */
+  render(c) {
+    const g = c && c.game;
+    if (!g || !g.finished) {
+      this.root.hidden = true;
+      return;
+    }
+    const e = this.els;
+    const won = g.status === "won";
+    const mine = c.mode === "play";
+    const who = g.player || "The player";
+    this.root.className = `result ${won ? "won" : "lost"}`;
+    e.title.textContent = won
+      ? mine ? "You won!" : `${who} won!`
+      : mine ? "Boom! You hit a mine." : `${who} hit a mine.`;
+    e.sub.textContent = won
+      ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}.`
+      : `Game over after ${formatTime(g.elapsedMs)} on ${boardName(g)}.`;
+    const s = g.stats || {};
+    const clicks = s.clicks || null;
+    e.clicks.textContent = clicks
+      ? `Clicks: ${plural(clicks.reveal, "open")}, ${plural(clicks.flag, "flag")}, ${plural(clicks.chord, "chord")}; ${clicks.useful} changed the board.`
+      : "";
+    e.stats.replaceChildren(
+      ...statRows(g).map(([term, value, key]) => {
+        const div = document.createElement("div");
+        div.dataset.stat = key;
+        const dt = document.createElement("dt");
+        dt.textContent = term;
+        const dd = document.createElement("dd");
+        dd.textContent = value;
+        div.append(dt, dd);
+        return div;
+      }),
+    );
+    e.assisted.hidden = !s.assisted;
+    this.renderNote(c);
+    e.again.textContent = mine ? "Play again" : "Play your own game";
+    this.root.hidden = false;
+  }
+
+  /** Below the stats: why the game is not ranked, or where it ranks. */
+  renderNote(c) {
+    const g = c.game;
+    const s = g.stats || {};
+    const rank = this.shown && this.shown.c === c ? this.shown.rank : null;
+    const parts = [];
+    const link = (label, run) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "link-button";
+      b.textContent = label;
+      b.addEventListener("click", run);
+      return b;
+    };
+    const openBoard = (focusName = false) => this.leaderboards.open({
+      preset: g.preset, noGuess: g.noGuess, daily: Boolean(g.daily), focusName,
+    });
+    if (s.assisted) {
+      parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
+    } else if (rank != null) {
+      const where = g.daily ? `today's daily ${g.preset}` : `the ${g.preset}`;
+      parts.push(`Ranked #${rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard`);
+      if (!g.player && c.mode === "play") {
+        parts.push(" as anonymous. ", link("Set your name", () => openBoard(true)), " for the next ones.");
+      } else {
+        parts.push(". ", link("See the leaderboard", () => openBoard()));
+      }
+    }
+    this.els.note.replaceChildren(...parts);
+    this.els.note.hidden = parts.length === 0;
+  }
+}

@@ -1,0 +1,304 @@
+// One game's live session: the WebSocket to /games/{id}/events, and the page's copy of the
+// game (a Game) kept in step through it. It owns what arrives and in which order: every
+// diff is applied once and in version order; a version skipped (by a diff or a heartbeat)
+// resumes the socket from the version held (?since=), and the service sends what was
+// missed. It owns the connection too: reconnecting with backoff and jitter, a watchdog on
+// silence, and the state shown to the player. And it carries the player's moves: `auth`
+// with the token on every connection, then `reveal` / `flag` / `chord` with an id, each
+// answered by a `result` (the move's diff) or an `error` (the problem HTTP would give).
+//
+// No DOM here: the page hands over a way to open a socket and reacts to what the session
+// reports, so the session runs under node's test runner as it does in the page.
+
+import { ApiError } from "./api.js";
+
+// The service sends a heartbeat every 15 s while the game is quiet.
+const SILENCE_MS = 40_000;
+// A move that finds no open socket waits this long for one, then is given up unplayed.
+const QUEUED_MOVE_MS = 10_000;
+const CLOSE_GONE = 4404;
+const AUTH_ID = "auth";
+
+/** Why a move came back without an answer; `code` as the problems the service sends. */
+export const lost = {
+  unsent: () => new ApiError(0, { code: "network", detail: "The server cannot be reached; that move was not played." }),
+  dropped: () => new ApiError(0, {
+    code: "disconnected",
+    detail: "The connection dropped during that move; the board shows whether it was played.",
+  }),
+  stopped: () => new ApiError(0, { code: "stopped", detail: "This game is no longer on screen." }),
+};
+
+/** The delay before reconnection attempt `failures` (1, 2, …): quick first, then backing off. */
+export function retryDelay(failures, random = Math.random) {
+  if (failures <= 1) return 150;
+  const base = Math.min(10_000, 300 * 2 ** Math.min(failures - 1, 6));
+  return base / 2 + random() * (base / 2);
+}
+
+export class GameSession {
+  /**
+   * `game`: the page's Game, loaded from a view; the session applies what arrives to it.
+   * `url(since)`: the socket's address. `token`: to play (null to watch).
+   * `connect(url)`: a WebSocket (the browser's by default). `clock`: samples server times.
+   * `timers`: setTimeout / clearTimeout. Reports:
+   *   onChange({ changed, diff, view, before }): the game changed (a diff or a view was
+   *     applied); `changed` the cells' indices, `before` the game's phase() before it.
+   *   onState(state): "connecting", "live", "reconnecting", "gone" or "idle".
+   *   onReset(nextId): the game was reset; onGone(): it no longer exists;
+   *   onRefused(error): the token was refused (the session goes on, watching).
+   */
+  constructor(game, {
+    url, token = null, connect = (address) => new WebSocket(address), clock = null,
+    timers = globalThis, random = Math.random,
+    onChange = () => {}, onState = () => {}, onReset = () => {}, onGone = () => {}, onRefused = () => {},
+  }) {
+    this.game = game;
+    this.url = url;
+    this.token = token;
+    this.connectSocket = connect;
+    this.clock = clock;
+    this.timers = timers;
+    this.random = random;
+    this.report = { onChange, onState, onReset, onGone, onRefused };
+    this.ws = null;
+    this.open = false;
+    this.stopped = true;
+    this.failures = 0;
+    this.retryTimer = 0;
+    this.watchdog = 0;
+    this.state = "idle";
+    // Moves by id: sent ones wait for their answer, unsent ones for an open socket.
+    this.requests = new Map();
+    this.lastId = 0;
+  }
+
+  get playing() {
+    return Boolean(this.token);
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    this.timers.clearTimeout(this.retryTimer);
+    this.timers.clearTimeout(this.watchdog);
+    this.drop();
+    this.failAll(lost.stopped);
+    this.setState("idle");
+  }
+
+  /** Come back now if the socket is down (the network returned, the page is shown again). */
+  wake() {
+    if (!this.stopped && !this.ws) this.reconnectNow();
+  }
+
+  /** Drop the socket and resume from the version held. */
+  resync() {
+    if (this.stopped) return;
+    this.drop();
+    this.reconnectNow();
+  }
+
+  // ---- moves ----------------------------------------------------------------------------
+
+  /** Play `action` ("reveal", "flag", "chord") on (x, y): resolves to the move's diff. */
+  move(action, x, y, mark = null) {
+    if (this.stopped) return Promise.reject(lost.stopped());
+    if (!this.token) return Promise.reject(new ApiError(401, { code: "unauthorized", detail: "Only the player moves." }));
+    const id = ++this.lastId;
+    const message = { type: action, x, y, id };
+    if (mark) message.mark = mark;
+    return new Promise((resolve, reject) => {
+      const request = { message, resolve, reject, sent: false, timer: 0 };
+      this.requests.set(id, request);
+      if (this.open) this.send(request);
+      else request.timer = this.timers.setTimeout(() => this.settle(id, lost.unsent()), QUEUED_MOVE_MS);
+    });
+  }
+
+  /** A diff that came another way (the answer to a pause over HTTP): applied if it is next. */
+  offer(diff) {
+    if (this.game.place(diff.version) === "next") this.applyDiff(diff);
+  }
+
+  send(request) {
+    this.timers.clearTimeout(request.timer);
+    request.sent = true;
+    this.ws.send(JSON.stringify(request.message));
+  }
+
+  settle(id, error, diff = null) {
+    const request = this.requests.get(id);
+    if (!request) return;
+    this.requests.delete(id);
+    this.timers.clearTimeout(request.timer);
+    if (error) request.reject(error);
+    else request.resolve(diff);
+  }
+
+  failAll(why, { sentOnly = false } = {}) {
+    for (const [id, request] of [...this.requests]) {
+      if (!sentOnly || request.sent) this.settle(id, why());
+    }
+  }
+
+  // ---- the socket -----------------------------------------------------------------------
+
+  setState(state) {
+    if (state === this.state) return;
+    this.state = state;
+    this.report.onState(state);
+  }
+
+  reconnectNow() {
+    this.timers.clearTimeout(this.retryTimer);
+    this.connect();
+  }
+
+  /** Forget the socket (closing it): moves sent on it will get no answer. */
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    this.open = false;
+    this.timers.clearTimeout(this.watchdog);
+    if (ws) {
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      try {
+        ws.close(1000);
+      } catch {
+        // Closing a socket that never opened can throw; it is gone either way.
+      }
+    }
+    this.failAll(lost.dropped, { sentOnly: true });
+  }
+
+  kick() {
+    this.timers.clearTimeout(this.watchdog);
+    this.watchdog = this.timers.setTimeout(() => this.resync(), SILENCE_MS);
+  }
+
+  connect() {
+    if (this.stopped) return;
+    let ws;
+    try {
+      ws = this.connectSocket(this.url(this.game.version));
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    if (this.failures > 0) this.setState("reconnecting");
+    else if (this.state === "idle") this.setState("connecting");
+    ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.open = true;
+      this.kick();
+      // The service reads a socket's messages in order: the moves come after the token.
+      if (this.token) ws.send(JSON.stringify({ type: "auth", token: this.token, id: AUTH_ID }));
+      for (const request of this.requests.values()) if (!request.sent) this.send(request);
+      this.setState("live");
+    };
+    ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
+      this.kick();
+      this.failures = 0;
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.receive(message);
+    };
+    ws.onclose = (event) => {
+      if (this.ws !== ws) return;
+      this.drop();
+      if (this.stopped) return;
+      if (event.code === CLOSE_GONE) {
+        this.stopped = true;
+        this.failAll(lost.stopped);
+        this.setState("gone");
+        this.report.onGone();
+        return;
+      }
+      this.scheduleRetry();
+    };
+  }
+
+  scheduleRetry() {
+    this.failures += 1;
+    this.setState("reconnecting");
+    this.timers.clearTimeout(this.retryTimer);
+    this.retryTimer = this.timers.setTimeout(() => this.connect(), retryDelay(this.failures, this.random));
+  }
+
+  // ---- what arrives ---------------------------------------------------------------------
+
+  receive(message) {
+    switch (message.type) {
+      case "snapshot":
+        this.clock?.sampleText(message.game.server_time);
+        this.offerView(message.game);
+        break;
+      case "diff":
+        this.clock?.sampleText(message.move && message.move.at);
+        this.takeDiff(message);
+        break;
+      case "heartbeat":
+        this.clock?.sampleText(message.server_time);
+        if (this.game.place(message.version) !== "old") this.resync();
+        break;
+      case "reset":
+        this.report.onReset(message.next_id);
+        break;
+      case "result":
+        this.clock?.sampleText(message.diff.move && message.diff.move.at);
+        // The feed brings the same diff in its place; a result ahead of it waits for it there.
+        this.offer(message.diff);
+        this.settle(message.id, null, message.diff);
+        break;
+      case "error":
+        this.refused(message);
+        break;
+      default:
+        break; // a kind of message newer than this page
+    }
+  }
+
+  takeDiff(diff) {
+    const place = this.game.place(diff.version);
+    if (place === "next") this.applyDiff(diff);
+    else if (place === "ahead") this.resync(); // versions were missed: the service resends them
+  }
+
+  applyDiff(diff) {
+    const before = this.game.phase();
+    const changed = this.game.apply(diff);
+    this.report.onChange({ changed, diff, view: null, before });
+  }
+
+  /** A view of the game (a snapshot, or one fetched over HTTP): taken unless it is older. */
+  offerView(view) {
+    const before = this.game.phase();
+    const changed = this.game.take(view);
+    if (changed) this.report.onChange({ changed, diff: null, view, before });
+  }
+
+  refused({ id, problem }) {
+    const error = new ApiError(problem?.status ?? 0, problem);
+    if (id === AUTH_ID) {
+      // The token is not (or no longer) good: the moves waiting fail with it, and the
+      // session goes on as a spectator's.
+      this.token = null;
+      this.failAll(() => error);
+      this.report.onRefused(error);
+    } else if (id != null) {
+      this.settle(id, error);
+    }
+    // An error without an id is about the socket, and its close follows.
+  }
+}
