@@ -1,0 +1,69 @@
+// The page's copy of a game: version order, views, the clock.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { Game } from "../../../clients/web/game.js";
+import { diff, stamp, view } from "./fakes.js";
+
+const rows = (g) => Array.from({ length: g.height }, (_, y) => Array.from({ length: g.width }, (_, x) => g.char(y * g.width + x)).join(""));
+
+describe("Game", () => {
+  it("places versions against the one held", () => {
+    const g = new Game(view({ version: 4 }));
+    assert.equal(g.place(3), "old");
+    assert.equal(g.place(4), "old");
+    assert.equal(g.place(5), "next");
+    assert.equal(g.place(7), "ahead");
+  });
+
+  it("applies the next diff's cells and state, and refuses any other version", () => {
+    const g = new Game(view());
+    const changed = g.apply(diff(1, [[0, 0, "1"], [2, 2, "F"]], { at: 250 }));
+    assert.deepEqual(changed, [0, 8]);
+    assert.deepEqual(rows(g), ["1##", "###", "##F"]);
+    assert.equal(g.version, 1);
+    assert.equal(g.status, "playing");
+    assert.equal(g.elapsedMs, 250);
+    assert.throws(() => g.apply(diff(1, [[1, 1, "2"]])), /does not follow/);
+    assert.throws(() => g.apply(diff(3, [[1, 1, "2"]])), /does not follow/);
+    assert.equal(g.char(4), "#", "a refused diff changes nothing");
+  });
+
+  it("ignores cells off the board rather than writing past it", () => {
+    const g = new Game(view());
+    assert.deepEqual(g.apply(diff(1, [[3, 0, "1"], [0, 3, "1"], [1, 1, "3"]])), [4]);
+  });
+
+  it("takes a view that is not older, and reports the cells it changed", () => {
+    const g = new Game(view({ version: 2, status: "playing", board: ["1##", "###", "###"] }));
+    assert.equal(g.take(view({ version: 1 })), null);
+    assert.deepEqual(rows(g), ["1##", "###", "###"]);
+    // The same version again (a fresh snapshot) is taken: it may show what a paused one hid.
+    assert.deepEqual(g.take(view({ version: 2, status: "playing", board: ["12#", "###", "###"] })), [1]);
+    assert.deepEqual(g.take(view({ version: 5, status: "playing", board: ["12#", "###", "###"] })), []);
+    assert.equal(g.version, 5);
+    assert.equal(g.take({ ...view({ version: 9 }), id: "f".repeat(32) }), null, "another game's view");
+  });
+
+  it("runs the clock from the last time reference, and stops it when paused or over", () => {
+    const g = new Game(view({
+      version: 3, status: "playing", started_at: stamp(0), elapsed_ms: 5000, server_time: stamp(5000),
+    }));
+    assert.equal(g.elapsedAt(Date.parse(stamp(7500))), 7500);
+    g.apply(diff(4, [], { action: "pause", at: 8000, paused: true }));
+    assert.equal(g.paused, true);
+    assert.equal(g.covered, true);
+    assert.equal(g.elapsedAt(Date.parse(stamp(60_000))), 8000);
+    const ready = new Game(view());
+    assert.equal(ready.elapsedAt(Date.parse(stamp(60_000))), 0);
+  });
+
+  it("tells a number whose flags are all placed", () => {
+    const g = new Game(view({ version: 1, status: "playing", board: ["1F#", "###", "###"] }));
+    assert.equal(g.canChord(0), true);
+    const unflagged = new Game(view({ version: 1, status: "playing", board: ["1##", "###", "###"] }));
+    assert.equal(unflagged.canChord(0), false);
+    assert.deepEqual(unflagged.hiddenAround(0), [1, 3, 4]);
+  });
+});

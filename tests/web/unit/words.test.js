@@ -1,0 +1,86 @@
+// What the page says and sends, from the service's answers: new games' settings, a move's
+// words, a hint's reason and how long it holds, the result's stats.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { Game } from "../../../clients/web/game.js";
+import { outlives, readableReason } from "../../../clients/web/hints.js";
+import { moveWords } from "../../../clients/web/moves.js";
+import { dailySettings, levelSettings, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
+import { boardName, statRows } from "../../../clients/web/result.js";
+import { DEFAULT_PREFS } from "../../../clients/web/storage.js";
+import { diff, view } from "./fakes.js";
+
+const prefs = (change = {}) => ({ ...DEFAULT_PREFS, custom: { ...DEFAULT_PREFS.custom }, ...change });
+
+describe("new games", () => {
+  it("take the level and the options from the preferences", () => {
+    assert.deepEqual(levelSettings(prefs({ player: "Ada" }), "expert"), {
+      preset: "expert", question_marks: false, no_guess: false, player: "Ada",
+    });
+    const custom = levelSettings(prefs({ noGuess: true, custom: { width: 20, height: 10, mines: 30, first_click: "none" } }), "custom");
+    assert.deepEqual(custom, { width: 20, height: 10, mines: 30, first_click: "zero", question_marks: false, no_guess: true });
+  });
+
+  it("send no name the service would refuse", () => {
+    assert.equal("player" in levelSettings(prefs({ player: "<script>" }), "beginner"), false);
+    assert.deepEqual(dailySettings(prefs({ player: " Bo " }), "beginner"), { daily: "beginner", no_guess: false, player: "Bo" });
+  });
+
+  it("are like the game on screen, and a reset only when its settings are the preferences'", () => {
+    const g = new Game(view({ question_marks: true }));
+    assert.deepEqual(settingsLike(prefs(), g), {
+      width: 3, height: 3, mines: 2, first_click: "zero", question_marks: false, no_guess: false,
+    });
+    assert.equal(resetKeepsPrefs(prefs(), g), false);
+    assert.equal(resetKeepsPrefs(prefs({ questionMarks: true }), g), true);
+    assert.equal(resetKeepsPrefs(prefs({ questionMarks: true, player: "Ada" }), g), false);
+  });
+});
+
+describe("a move's words", () => {
+  it("say what the diff did", () => {
+    assert.equal(moveWords(diff(1, [[0, 0, "3"]])), "3 mines around");
+    assert.equal(moveWords(diff(1, [[0, 0, "0"], [1, 0, "1"]])), "2 cells opened.");
+    assert.equal(moveWords(diff(1, [[0, 0, "F"]], { action: "flag" })), "Flagged.");
+    assert.equal(moveWords(diff(1, [[0, 0, "?"]], { action: "flag" })), "Question mark.");
+    assert.equal(moveWords(diff(1, [[0, 0, "#"]], { action: "flag" })), "Mark removed.");
+    assert.equal(moveWords(diff(1, [])), "");
+    assert.equal(moveWords(diff(1, [[0, 0, "X"]], { status: "lost" })), "", "the end has words of its own");
+  });
+});
+
+describe("a hint", () => {
+  it("names cells by row and column from 1, and keeps them as sources", () => {
+    const { text, sources } = readableReason("the 2 at (1, 0) needs one more mine than (5, 5)", 3, 3);
+    assert.equal(text, "The 2 at row 1, column 2 needs one more mine than row 6, column 6");
+    assert.deepEqual(sources, [1]);
+  });
+
+  it("holds until its cell is played, the status changes, or a guess's odds move", () => {
+    const safe = { i: 4, kind: "safe" };
+    const guess = { i: 4, kind: "guess" };
+    const before = { status: "playing" };
+    const opened = { diff: diff(2, [[0, 0, "1"]]), changed: [0], before, status: "playing" };
+    const flagged = { diff: diff(2, [[0, 0, "F"]], { action: "flag" }), changed: [0], before, status: "playing" };
+    assert.equal(outlives(safe, opened), true);
+    assert.equal(outlives(guess, opened), false);
+    assert.equal(outlives(guess, flagged), true);
+    assert.equal(outlives(safe, { ...opened, changed: [4] }), false);
+    assert.equal(outlives(safe, { ...flagged, before: { status: "ready" } }), false);
+  });
+});
+
+describe("the result", () => {
+  it("lists the stats of a lost game as done of total", () => {
+    const g = new Game(view({
+      status: "lost", version: 3, elapsed_ms: 61_500, preset: "expert",
+      stats: { bbbv: 120, bbbv_done: 40, bbbv_per_second: 0.65, efficiency: 0.8, clicks: { total: 50 } },
+    }));
+    assert.deepEqual(statRows(g).map(([term, value]) => `${term} ${value}`), [
+      "Time 1:01.500", "3BV 40 of 120", "3BV/s 0.65", "Clicks 50", "Efficiency 80%",
+    ]);
+    assert.equal(boardName(g), "the expert board");
+  });
+});
