@@ -1,29 +1,46 @@
-// A finished game, played again from its replay (GET /games/{id}/replay): the mine
-// layout, the cells open at the start (a daily board) and every move with its server
-// time. The rules are the service's: a reveal opens a cell and a zero opens its area
-// (never a marked cell), a flag cycles the mark, a chord opens the unmarked neighbours
-// of a number with as many flags around it; the end shows the board as players see it.
+// A finished game, played again from its replay (GET /games/{id}/replay): the mine layout,
+// the cells open at the start (a daily board) and every move with its server time and the
+// cells it changed, as the service recorded them. Nothing is worked out here: the board at
+// any point is the recorded cells applied in order from the start.
 //
-// Each move is kept as the cells it changed (index, before, after), so the board can
-// step both ways from any position without keeping every board along the way.
+// Each move is kept as the cells it changed (index, before, after), so the board can step
+// both ways from any position without keeping every board along the way.
 
-import { Cells, FINISHED } from "./game.js";
+import { Cells, EXPLODED, FLAG, WRONG_FLAG } from "./game.js";
 
 const code = (ch) => ch.charCodeAt(0);
-const HIDDEN = code("#");
-const FLAG = code("F");
-const QUESTION = code("?");
-const MINE = code("*");
-const EXPLODED = code("X");
-const WRONG = code("!");
-const ZERO = code("0");
+const FLAG_CODE = code(FLAG);
+const WRONG_CODE = code(WRONG_FLAG);
+const EXPLODED_CODE = code(EXPLODED);
+const DIGIT_0 = code("0");
+const DIGIT_8 = code("8");
 
 const parseTime = (value) => (value == null ? null : Date.parse(value));
-const isFlag = (c) => (c === FLAG || c === WRONG ? 1 : 0);
+const isFlag = (c) => (c === FLAG_CODE || c === WRONG_CODE ? 1 : 0);
 
-/** Whether a replay holds every move from the first: its versions run 1, 2, 3… */
-export function isComplete(replay) {
-  return replay.moves.every((m, k) => m.version === k + 1);
+/**
+ * The game's clock at each move: server time since the start, less the time spent paused,
+ * never going back and never past the end (moves before the first reveal are at 0).
+ */
+export function moveTimes(replay) {
+  const started = parseTime(replay.started_at);
+  let paused = 0;
+  let pausedAt = null;
+  let last = 0;
+  return replay.moves.map((move) => {
+    const at = parseTime(move.at);
+    let t = 0;
+    if (started != null && at >= started) {
+      if (move.action === "pause") pausedAt = at;
+      if (move.action === "resume" && pausedAt != null) {
+        paused += at - pausedAt;
+        pausedAt = null;
+      }
+      t = at - started - paused;
+    }
+    last = Math.min(Math.max(t, last), replay.elapsed_ms);
+    return last;
+  });
 }
 
 export class ReplayGame extends Cells {
@@ -40,25 +57,16 @@ export class ReplayGame extends Cells {
     this.elapsedMs = replay.elapsed_ms;
     this.stats = replay.stats;
     this.fatal = replay.fatal ?? null;
-    const size = this.width * this.height;
-    this.mine = new Uint8Array(size);
+    this.mine = new Uint8Array(this.size);
     replay.layout.forEach((row, y) => {
       for (let x = 0; x < this.width; x++) this.mine[y * this.width + x] = row[x] === "*" ? 1 : 0;
     });
-    this.around = new Uint8Array(size);
-    for (let i = 0; i < size; i++) {
-      if (this.mine[i]) for (const n of this.neighbours(i)) this.around[n] += 1;
-    }
-    for (const [x, y, ch] of replay.opened || []) this.cells[y * this.width + x] = code(ch);
+    for (const [x, y, ch] of replay.opened) this.cells[this.index(x, y)] = code(ch);
+    this.opensAtStart = replay.opened.length > 0;
     this.steps = this.build();
     // The board starts before the first move; `seek` moves it.
     this.position = 0;
     this.flags = 0;
-    this.statusNow = this.startStatus;
-  }
-
-  get size() {
-    return this.width * this.height;
   }
 
   get finished() {
@@ -75,6 +83,12 @@ export class ReplayGame extends Cells {
     return Math.max(this.elapsedMs, this.steps.length ? this.steps[this.steps.length - 1].t : 0);
   }
 
+  /** The status at the current position: the game's own at the end, under way before. */
+  get statusNow() {
+    if (this.position === this.total && this.total > 0) return this.outcome;
+    return this.position > 0 || this.opensAtStart ? "playing" : "ready";
+  }
+
   // ---- the board, as the Board class reads it ----------------------------------------
 
   canChord() {
@@ -82,7 +96,7 @@ export class ReplayGame extends Cells {
   }
 
   minesLeft() {
-    return this.statusNow === "won" ? 0 : this.mines - this.flags;
+    return this.mines - this.flags;
   }
 
   // ---- moving through the game -------------------------------------------------------
@@ -109,7 +123,6 @@ export class ReplayGame extends Cells {
         changed.add(i);
       }
     }
-    this.statusNow = this.position > 0 ? this.steps[this.position - 1].status : this.startStatus;
     return [...changed];
   }
 
@@ -131,92 +144,35 @@ export class ReplayGame extends Cells {
     return this.position > 0 ? this.steps[this.position - 1].t : 0;
   }
 
-  // ---- building the steps -----------------------------------------------------------
+  // ---- the steps ---------------------------------------------------------------------
 
+  /** Each move as the cells it changed, from the board before it: walked once, forward. */
   build() {
-    const replay = this.replay;
-    const steps = [];
     const board = this.cells.slice();
-    const started = parseTime(replay.started_at);
-    let paused = 0;
-    let pausedAt = null;
-    let status = "ready";
-    let safeLeft = 0;
-    for (let i = 0; i < board.length; i++) {
-      if (!this.mine[i] && !(board[i] >= ZERO && board[i] <= ZERO + 8)) safeLeft += 1;
-    }
-    if (replay.opened && replay.opened.length) status = "playing";
-    this.startStatus = status;
-    let last = 0;
-    for (const move of replay.moves) {
-      const at = parseTime(move.at);
-      let t = 0;
-      if (started != null && at >= started) {
-        // Time spent paused does not count, as on the game's own clock.
-        if (move.action === "pause") pausedAt = at;
-        if (move.action === "resume" && pausedAt != null) {
-          paused += at - pausedAt;
-          pausedAt = null;
-        }
-        t = at - started - paused;
-      }
-      t = Math.min(Math.max(t, last), replay.elapsed_ms);
-      last = t;
+    const times = moveTimes(this.replay);
+    return this.replay.moves.map((move, k) => {
       const changes = [];
-      const set = (i, ch) => {
-        if (board[i] === ch) return;
-        changes.push([i, board[i], ch]);
-        board[i] = ch;
-      };
-      const i = move.x == null ? -1 : move.y * this.width + move.x;
-      const exploded = [];
-      const open = (start) => {
-        // Iterative flood fill: a zero opens its neighbours, marks stay shut.
-        const todo = [start];
-        while (todo.length) {
-          const c = todo.pop();
-          if (board[c] !== HIDDEN) continue;
-          if (this.mine[c]) {
-            set(c, EXPLODED);
-            exploded.push(c);
-            continue;
-          }
-          set(c, ZERO + this.around[c]);
-          safeLeft -= 1;
-          if (this.around[c] === 0) {
-            for (const n of this.neighbours(c)) if (board[n] === HIDDEN) todo.push(n);
-          }
-        }
-      };
-      if (move.action === "reveal" && i >= 0) {
-        if (board[i] === HIDDEN) {
-          if (status === "ready") status = "playing";
-          open(i);
-        }
-      } else if (move.action === "flag" && i >= 0) {
-        const ch = board[i];
-        if (ch === HIDDEN) set(i, FLAG);
-        else if (ch === FLAG) set(i, replay.question_marks ? QUESTION : HIDDEN);
-        else if (ch === QUESTION) set(i, HIDDEN);
-      } else if (move.action === "chord" && i >= 0) {
-        const n = board[i] - ZERO;
-        const around = this.neighbours(i);
-        if (n > 0 && n <= 8 && around.filter((c) => board[c] === FLAG).length === n) {
-          for (const c of around) if (board[c] === HIDDEN) open(c);
-        }
+      for (const [x, y, ch] of move.cells) {
+        const i = this.index(x, y);
+        if (i < 0) continue;
+        changes.push([i, board[i], code(ch)]);
+        board[i] = code(ch);
       }
-      if (exploded.length) {
-        status = "lost";
-        for (let c = 0; c < board.length; c++) {
-          if (this.mine[c] && board[c] !== FLAG && board[c] !== EXPLODED) set(c, MINE);
-          else if (!this.mine[c] && board[c] === FLAG) set(c, WRONG);
-        }
-      } else if (safeLeft === 0 && !FINISHED.has(status)) {
-        status = "won";
-        for (let c = 0; c < board.length; c++) if (this.mine[c]) set(c, FLAG);
-      }
-      steps.push({ move, t, changes, status, cell: i, exploded });
-    }
-    return steps;
+      const cell = move.x == null ? -1 : this.index(move.x, move.y);
+      const after = (i) => {
+        for (let c = changes.length - 1; c >= 0; c--) if (changes[c][0] === i) return changes[c][2];
+        return null;
+      };
+      return {
+        move,
+        t: times[k],
+        changes,
+        cell,
+        opened: changes.filter(([, , a]) => a >= DIGIT_0 && a <= DIGIT_8).length,
+        exploded: changes.some(([, , a]) => a === EXPLODED_CODE),
+        // What the moved cell shows after the move (for a flag: the mark it now has).
+        shows: cell >= 0 && after(cell) != null ? String.fromCharCode(after(cell)) : null,
+      };
+    });
   }
 }

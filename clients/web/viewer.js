@@ -1,6 +1,7 @@
-// The replay viewer: a finished game played again on a read-only board, step by step or
-// in time with the server's clock (faster if wished), with the mines shown at the end
-// and, for a loss, whether the fatal click was a forced guess or a mistake.
+// The replay viewer: a finished game played again on a read-only board from the cells the
+// service recorded for each move, step by step or in time with the server's clock (faster
+// if wished), with the mines shown at the end and, for a loss, whether the fatal click was
+// a forced guess or a mistake.
 //
 // Keys: Left/Right step, Page Up/Down ten steps, Home/End the start and the end,
 // Space (or K) plays and pauses, Escape closes.
@@ -9,11 +10,9 @@ import { Board, fitCells } from "./board.js";
 import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
-import { isComplete, ReplayGame } from "./replay.js";
+import { ReplayGame } from "./replay.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
-const DIGIT_0 = "0".charCodeAt(0);
-const DIGIT_8 = "8".charCodeAt(0);
 
 const where = (x, y) => `row ${y + 1}, column ${x + 1}`;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -167,8 +166,8 @@ export class ReplayViewer {
       return;
     }
     if (gen !== this.loading) return;
-    if (!isComplete(data)) {
-      // Re-enacting from a later move would show a board that never was.
+    if (!data.complete) {
+      // Playing from a later move would show a board that never was.
       this.setStatus("This game is too long for a replay: its first moves are no longer kept.", {
         label: "See the game", href: `#/watch/${id}`,
       });
@@ -398,15 +397,14 @@ export class ReplayViewer {
     }
     const s = g.steps[g.position - 1];
     const { action, x, y } = s.move;
-    const opened = s.changes.filter(([, , after]) => after >= DIGIT_0 && after <= DIGIT_8).length;
+    const { opened } = s;
     let what;
     if (action === "reveal") {
-      what = s.exploded.length ? `opened ${where(x, y)}: a mine` : `opened ${where(x, y)}${opened > 1 ? ` (${opened} cells)` : ""}`;
+      what = s.exploded ? `opened ${where(x, y)}: a mine` : `opened ${where(x, y)}${opened > 1 ? ` (${opened} cells)` : ""}`;
     } else if (action === "chord") {
-      what = s.exploded.length ? `chorded on ${where(x, y)} and hit a mine` : `chorded on ${where(x, y)} (${plural(opened, "cell")} opened)`;
+      what = s.exploded ? `chorded on ${where(x, y)} and hit a mine` : `chorded on ${where(x, y)} (${plural(opened, "cell")} opened)`;
     } else if (action === "flag") {
-      const after = s.changes.find(([i]) => i === s.cell);
-      const ch = after ? String.fromCharCode(after[2]) : "F";
+      const ch = s.shows ?? "F";
       what = ch === "F" ? `flagged ${where(x, y)}` : ch === "?" ? `question-marked ${where(x, y)}` : `took the mark off ${where(x, y)}`;
     } else if (action === "pause") {
       what = "paused the game";
@@ -414,7 +412,7 @@ export class ReplayViewer {
       what = "resumed the game";
     }
     let end = "";
-    if (g.position === g.total) end = s.status === "won" ? " The game is won." : s.status === "lost" ? " The game is lost." : "";
+    if (g.position === g.total) end = g.outcome === "won" ? " The game is won." : " The game is lost.";
     return `Move ${g.position} of ${g.total}, at ${formatClock(s.t)}: ${what}.${end}`;
   }
 }

@@ -148,6 +148,67 @@ def test_a_loss_on_the_first_click_is_a_forced_guess(api: Api, ms: Minesweeper) 
     expect(ms.page.locator("#result")).to_contain_text("The player hit a mine.")
 
 
+def test_a_replay_shows_what_each_move_did_even_an_explicit_mark(api: Api, ms: Minesweeper) -> None:
+    """The viewer shows the cells the service recorded: a flag sent with ``mark`` sets that
+    mark (a cycle worked out in the page would have shown a flag)."""
+    settings = {"preset": "beginner", "seed": 777, "question_marks": True}
+    mines = mine_layout(api, settings, FIRST)
+    game, token = api.create(**settings)
+    gid = game["id"]
+    api.move(gid, token, "reveal", *FIRST)
+    marked = next(
+        (x, y)
+        for y, row in enumerate(api.get(gid)["board"])
+        for x, ch in enumerate(row)
+        if ch == "#" and (x, y) not in mines
+    )
+    api.move(gid, token, "flag", *marked, mark="question")
+    boom = sorted(mines)[0]
+    assert api.move(gid, token, "reveal", *boom)["status"] == "lost"
+    final = list("".join(api.get(gid)["board"]))
+
+    open_replay(ms, gid)
+    ms.page.keyboard.press("ArrowRight")
+    expect_position(ms, 1, 3)
+    ms.page.keyboard.press("ArrowRight")
+    expect_position(ms, 2, 3)
+    expect(replay_cell(ms, *marked)).to_have_attribute("data-state", "?")
+    expect(ms.page.locator("#replay-move")).to_contain_text(
+        f"question-marked row {marked[1] + 1}, column {marked[0] + 1}"
+    )
+    ms.page.keyboard.press("End")
+    assert replay_states(ms) == final
+    expect(replay_cell(ms, *marked)).to_have_attribute("data-state", "?")
+    ms.page.keyboard.press("ArrowLeft")
+    ms.page.keyboard.press("ArrowLeft")
+    expect_position(ms, 1, 3)
+    expect(replay_cell(ms, *marked)).to_have_attribute("data-state", "#")
+
+
+def test_a_daily_replay_starts_from_its_open_start_area(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(daily="beginner")
+    gid = game["id"]
+    start = list("".join(game["board"]))
+    assert any(ch.isdigit() for ch in start)
+    mines = mine_layout(api, {"daily": "beginner"}, next_hidden(game["board"]))
+    boom = sorted(mines)[0]
+    assert api.move(gid, token, "reveal", *boom)["status"] == "lost"
+
+    open_replay(ms, gid)
+    expect_position(ms, 0, 1)
+    assert replay_states(ms) == start
+    expect(ms.page.locator("#replay-move")).to_contain_text("its start area already open")
+    ms.page.keyboard.press("End")
+    expect(replay_cell(ms, *boom)).to_have_attribute("data-state", "X")
+    assert replay_states(ms) == list("".join(api.get(gid)["board"]))
+    ms.page.keyboard.press("Home")
+    assert replay_states(ms) == start
+
+
+def next_hidden(board: list[str]) -> Cell:
+    return next((x, y) for y, row in enumerate(board) for x, ch in enumerate(row) if ch == "#")
+
+
 def test_a_replay_waits_for_the_end_of_the_game(api: Api, ms: Minesweeper) -> None:
     game, _ = api.create(preset="beginner")
     ms.page.goto(f"{ms.base_url}/#/replay/{game['id']}")
