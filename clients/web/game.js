@@ -94,6 +94,9 @@ export class Game extends Cells {
     this.noGuess = view.no_guess;
     this.questionMarks = view.question_marks;
     this.paused = Boolean(view.paused);
+    // A paused game's view shows every cell as "#": the cells held are the cover, not the
+    // game's, until a view of the running game comes (the service sends one on resume).
+    this.blind = this.paused && !FINISHED.has(view.status);
     this.player = view.player ?? null;
     this.daily = view.daily ?? null;
     this.createdAt = parseTime(view.created_at);
@@ -149,10 +152,8 @@ export class Game extends Cells {
     this.endedAt = parseTime(diff.ended_at);
     this.elapsedMs = diff.elapsed_ms;
     this.timeRef = { elapsed: diff.elapsed_ms, at: parseTime(diff.move.at) };
-    // A pause hides the board (its diff turns every open cell back to "#"), a resume
-    // shows it again; the diff says which by its move.
-    if (diff.move.action === "pause") this.paused = true;
-    else if (diff.move.action === "resume") this.paused = false;
+    // A pause or a resume changes no cell: the page hides the board while `paused`.
+    this.paused = diff.paused;
     if (diff.stats) this.stats = diff.stats;
     return changed;
   }
@@ -172,9 +173,14 @@ export class Game extends Cells {
     return FINISHED.has(this.status);
   }
 
-  /** Paused and not over: the board is not shown. */
+  /** Paused and not over, or the cells held are a paused view's cover: the board is not shown. */
   get covered() {
-    return this.paused && !this.finished;
+    return (this.paused || this.blind) && !this.finished;
+  }
+
+  /** The version a live feed resumes from: none when the cells held are a cover, for a view. */
+  get resumeFrom() {
+    return this.blind ? null : this.version;
   }
 
   /** Milliseconds on the clock, given the server's current time. */

@@ -39,7 +39,7 @@ export function retryDelay(failures, random = Math.random) {
 export class GameSession {
   /**
    * `game`: the page's Game, loaded from a view; the session applies what arrives to it.
-   * `url(since)`: the socket's address. `token`: to play (null to watch).
+   * `url(since)`: the socket's address, resuming after version `since` (null: from a snapshot). `token`: to play (null to watch).
    * `connect(url)`: a WebSocket (the browser's by default). `clock`: samples server times.
    * `timers`: setTimeout / clearTimeout. Reports:
    *   onChange({ changed, diff, view, before }): the game changed (a diff or a view was
@@ -185,7 +185,7 @@ export class GameSession {
     if (this.stopped) return;
     let ws;
     try {
-      ws = this.connectSocket(this.url(this.game.version));
+      ws = this.connectSocket(this.url(this.game.resumeFrom));
     } catch {
       this.scheduleRetry();
       return;

@@ -138,8 +138,7 @@ def test_pause_hides_the_board_and_blocks_clicks_and_resume_restores_it(
     expect(cover).to_be_visible()
     expect(cover).to_contain_text("Paused")
     expect(ms.page.locator("#frame")).to_have_attribute("data-paused", "true")
-    ms.expect_state(*FIRST, "#")
-    assert set(ms.states()) == {"#"}, "a paused board shows nothing"
+    expect(ms.grid).to_be_hidden()  # a paused board shows nothing
     expect(pause).to_have_text("Resume")
     expect(ms.page.locator("#hint")).to_be_disabled()
     # Keyboard users land on the cover's Resume button.
@@ -161,6 +160,7 @@ def test_pause_hides_the_board_and_blocks_clicks_and_resume_restores_it(
 
     ms.page.get_by_role("button", name="Resume (P)").click()
     expect(cover).to_be_hidden()
+    expect(ms.grid).to_be_visible()
     ms.expect_opened(*FIRST)
     assert ms.states() == before
     expect(pause).to_have_text("Pause")
@@ -187,12 +187,31 @@ def test_a_spectator_sees_the_game_paused_and_resumed(api: Api, ms: Minesweeper)
     expect(cover).to_be_visible()
     expect(cover).to_contain_text("The player has paused this game")
     expect(cover.get_by_role("button")).to_be_hidden()  # only the player resumes
-    ms.expect_state(*FIRST, "#")
-    assert set(ms.states()) == {"#"}
+    expect(ms.grid).to_be_hidden()
     expect(ms.page.locator("#announcer")).to_have_text("The player paused the game.")
 
     api.act(gid, token, "resume")
     expect(cover).to_be_hidden()
+    expect(ms.grid).to_be_visible()
+    ms.expect_opened(*FIRST)
+    assert ms.states() == board
+
+
+def test_a_game_opened_while_paused_shows_its_board_when_resumed(api: Api, ms: Minesweeper) -> None:
+    """A paused game's view hides every cell: the page gets the board from the service on resume."""
+    game, token = api.create(preset="beginner", seed=8)
+    gid = game["id"]
+    api.move(gid, token, "reveal", *FIRST)
+    board = list("".join(api.get(gid)["board"]))
+    api.act(gid, token, "pause")
+    ms.watch(gid)
+    expect(ms.page.locator("#conn")).to_have_text("Live")
+    expect(ms.page.locator("#paused")).to_be_visible()
+    expect(ms.grid).to_be_hidden()
+
+    api.act(gid, token, "resume")
+    expect(ms.page.locator("#paused")).to_be_hidden()
+    expect(ms.grid).to_be_visible()
     ms.expect_opened(*FIRST)
     assert ms.states() == board
 

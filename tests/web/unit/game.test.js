@@ -59,6 +59,30 @@ describe("Game", () => {
     assert.equal(ready.elapsedAt(Date.parse(stamp(60_000))), 0);
   });
 
+  it("keeps its cells through a pause, which changes none of them", () => {
+    const g = new Game(view({ version: 2, status: "playing", started_at: stamp(0), board: ["1##", "###", "###"] }));
+    g.apply(diff(3, [], { action: "pause", paused: true }));
+    assert.equal(g.covered, true);
+    assert.deepEqual(rows(g), ["1##", "###", "###"]);
+    g.apply(diff(4, [], { action: "resume", paused: false }));
+    assert.equal(g.covered, false);
+    assert.equal(g.resumeFrom, 4);
+  });
+
+  it("treats a paused view's cells as a cover until a view of the running game", () => {
+    const g = new Game(view({ version: 3, status: "playing", paused: true }));
+    assert.equal(g.covered, true);
+    assert.equal(g.resumeFrom, null, "a feed resumed from here would never send the cells");
+    g.apply(diff(4, [], { action: "resume", paused: false }));
+    assert.equal(g.paused, false);
+    assert.equal(g.covered, true, "the cells held are still the cover");
+    assert.deepEqual(g.take(view({ version: 4, status: "playing", board: ["1##", "###", "###"] })), [0]);
+    assert.equal(g.covered, false);
+    assert.equal(g.resumeFrom, 4);
+    const over = new Game(view({ version: 9, status: "lost", paused: true, board: ["1X#", "###", "###"] }));
+    assert.equal(over.covered, false, "a finished game is never covered");
+  });
+
   it("tells a number whose flags are all placed", () => {
     const g = new Game(view({ version: 1, status: "playing", board: ["1F#", "###", "###"] }));
     assert.equal(g.canChord(0), true);

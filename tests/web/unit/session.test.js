@@ -154,6 +154,34 @@ describe("GameSession: what arrives", () => {
   });
 });
 
+describe("GameSession: a game opened while paused", () => {
+  it("subscribes for a snapshot, and shows the board from the one sent on resume", () => {
+    const game = new Game(view({ version: 5, status: "playing", paused: true }));
+    const sockets = [];
+    const changes = [];
+    const session = new GameSession(game, {
+      url: (since) => (since == null ? "ws://test/events" : `ws://test/events?since=${since}`),
+      connect: (url) => {
+        const ws = new FakeSocket(url);
+        sockets.push(ws);
+        return ws;
+      },
+      timers: new ManualTimers(),
+      onChange: (change) => changes.push(change),
+    });
+    session.start();
+    assert.equal(sockets[0].url, "ws://test/events");
+    sockets[0].accept();
+    sockets[0].deliver({ type: "snapshot", game: view({ version: 5, status: "playing", paused: true }) });
+    sockets[0].deliver(diff(6, [], { action: "resume", paused: false }));
+    assert.equal(game.covered, true);
+    sockets[0].deliver({ type: "snapshot", game: view({ version: 6, status: "playing", board: ["12#", "###", "###"] }) });
+    assert.equal(game.covered, false);
+    assert.deepEqual(changes.at(-1).changed, [0, 1]);
+    assert.equal(changes.at(-1).before.covered, true);
+  });
+});
+
 describe("GameSession: the player's moves", () => {
   it("authenticates first, then sends the moves made while connecting, each with an id", async () => {
     const s = setUp({ token: "secret" });
