@@ -9,6 +9,11 @@
 // scrolls the board and does nothing.
 // Keyboard: arrows, Home/End, PageUp/PageDown, Ctrl+Home/End move; Space/Enter is
 // primary, F is secondary, C chords.
+//
+// The rest of the page uses only: show, clear, update (the cells a change touched), mark /
+// unmark, setPending, nudge, focus, cursorTo, and the flagMode and readonly
+// fields. A renderer for boards too big for one element per cell can stand in for this one
+// by offering the same.
 
 // The most cells this board draws (one element each); bigger boards need another renderer.
 export const MAX_BOARD_CELLS = 62_500;
@@ -205,12 +210,6 @@ export class Board {
     }
   }
 
-  clearPending() {
-    const was = [...this.pending];
-    this.pending.clear();
-    was.forEach((i) => this.paint(i));
-  }
-
   /**
    * Mark some cells under `name` with a class and words for their label (replacing
    * that mark's cells); `unmark(name)` takes it off again.
@@ -227,10 +226,6 @@ export class Board {
     if (!before) return;
     this.marks.delete(name);
     before.cells.forEach((i) => this.paint(i));
-  }
-
-  marked(name) {
-    return this.marks.get(name)?.cells ?? new Set();
   }
 
   /** A short shake on a cell whose action was refused (e.g. revealing a flag). */

@@ -290,12 +290,17 @@ export class GameSession {
 
   refused({ id, problem }) {
     const error = new ApiError(problem?.status ?? 0, problem);
-    if (id === AUTH_ID) {
+    if (id === AUTH_ID && (error.status === 401 || error.status === 403)) {
       // The token is not (or no longer) good: the moves waiting fail with it, and the
       // session goes on as a spectator's.
       this.token = null;
       this.failAll(() => error);
       this.report.onRefused(error);
+    } else if (id === AUTH_ID) {
+      // Not heard (the service was busy, or the address over its limit): the moves sent
+      // after it are refused for want of a token, so the socket is dropped before they are.
+      this.drop();
+      this.scheduleRetry();
     } else if (id != null) {
       this.settle(id, error);
     }

@@ -281,6 +281,23 @@ describe("GameSession: the player's moves", () => {
     assert.deepEqual(s.socket().sent, [], "no token is sent again");
   });
 
+  it("tries the token again on a new socket when it was not heard", async () => {
+    const s = setUp({ token: "secret" });
+    s.session.start();
+    s.socket().accept();
+    const move = s.session.move("reveal", 0, 0);
+    const busy = { title: "Too Many Requests", status: 429, code: "rate_limited", detail: "slow down" };
+    s.socket().deliver({ type: "error", id: "auth", problem: busy });
+    // What the service says to the move sent with no token heard is not listened to.
+    s.socket().deliver({ type: "error", id: 1, problem: { title: "Unauthorized", status: 401, code: "unauthorized", detail: "auth first" } });
+    await assert.rejects(move, { code: "disconnected" });
+    assert.deepEqual(s.seen.refused, []);
+    assert.equal(s.session.playing, true);
+    s.timers.advance(retryDelay(1));
+    s.socket().accept();
+    assert.deepEqual(s.socket().sent, [{ type: "auth", token: "secret", id: "auth" }]);
+  });
+
   it("fails every move when stopped, and sends nothing after", async () => {
     const s = setUp({ token: "secret" });
     s.session.start();
