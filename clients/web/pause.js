@@ -57,7 +57,10 @@ export class Pause {
     }
   }
 
-  /** The game on screen changed: when it was covered or shown again, move focus and say so. */
+  /**
+   * The game on screen changed (called before the page renders it): when it was covered or
+   * shown again, move the keyboard focus and say so.
+   */
   afterChange(c, before) {
     const covered = c.game.covered;
     if (covered === before.covered) return;

@@ -227,8 +227,9 @@ export class Screen {
     if (c !== this.current) return;
     if (!c.tooBig) this.board.update(change.changed);
     this.hints.afterChange(c, change);
-    this.render();
+    // Before the board is covered: where the keyboard focus was decides where it goes.
     this.pause.afterChange(c, change.before);
+    this.render();
     if (!change.before.finished && c.game.finished) this.result.finished(c, { fresh: true });
   }
 
