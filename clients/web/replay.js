@@ -159,10 +159,7 @@ export class ReplayGame extends Cells {
         board[i] = code(ch);
       }
       const cell = move.x == null ? -1 : this.index(move.x, move.y);
-      const after = (i) => {
-        for (let c = changes.length - 1; c >= 0; c--) if (changes[c][0] === i) return changes[c][2];
-        return null;
-      };
+      const own = changes.findLast(([i]) => i === cell);
       return {
         move,
         t: times[k],
@@ -171,7 +168,7 @@ export class ReplayGame extends Cells {
         opened: changes.filter(([, , a]) => a >= DIGIT_0 && a <= DIGIT_8).length,
         exploded: changes.some(([, , a]) => a === EXPLODED_CODE),
         // What the moved cell shows after the move (for a flag: the mark it now has).
-        shows: cell >= 0 && after(cell) != null ? String.fromCharCode(after(cell)) : null,
+        shows: own ? String.fromCharCode(own[2]) : null,
       };
     });
   }
