@@ -127,3 +127,26 @@ async def test_64_clients_on_64_games(
             mine = [s for s in out.samples if s.game == game.id]
             assert_versions_contiguous(mine, stored.version, first=2)
     assert_acknowledged_kept(out.samples, r)
+
+
+async def test_the_load_client_resends_on_a_connection_closed_while_idle(
+    replicas: list[ServiceProcess],
+) -> None:
+    """The tests' client must tell a server closing an idle keep-alive connection from
+    a failure, as real clients do, or a slow moment in a test reads as a lost request."""
+    http = Http(replicas[0].url)
+    game = await create_known_game(http, seed=5)
+    kept = http._reader
+    assert kept is not None
+
+    async def closed_by_server() -> None:
+        while not kept.at_eof():
+            await asyncio.sleep(0.05)
+
+    # uvicorn closes a connection idle for 5 s.
+    await asyncio.wait_for(closed_by_server(), 60)
+    x, y = game.safe[0]
+    reply = await http.post_json(f"/games/{game.id}/flag", {"x": x, "y": y}, game.auth)
+    assert reply.status == 200 and reply.json()["cells"] == [[x, y, "F"]]
+    assert http._reader is not kept
+    await http.close()

@@ -24,6 +24,14 @@ from service import engine
 # ---- a minimal HTTP/1.1 client ------------------------------------------------------------
 
 
+class _ClosedUnanswered(Exception):
+    """The connection closed (or was reset) before a byte of the answer came."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 @dataclass
 class Reply:
     status: int
@@ -35,7 +43,13 @@ class Reply:
 
 
 class Http:
-    """One keep-alive connection; reconnects on the next request after an error."""
+    """One keep-alive connection; reconnects on the next request after an error.
+
+    A request sent on a connection kept from before is sent once more, on a new
+    connection, when the old one turns out closed before a byte of the answer came:
+    the server closes idle connections (uvicorn after 5 s), and one closing just as a
+    request goes out never read it. Browsers and HTTP libraries do the same.
+    """
 
     def __init__(self, base_url: str, timeout: float = 30.0) -> None:
         parts = urlsplit(base_url)
@@ -63,33 +77,42 @@ class Http:
         *,
         raw_headers: Iterable[tuple[bytes, bytes]] = (),
     ) -> Reply:
+        lines = [f"{method} {path} HTTP/1.1".encode(), f"Host: {self.host}:{self.port}".encode()]
+        if body is not None:
+            lines.append(b"Content-Length: %d" % len(body))
+        lines += [f"{k}: {v}".encode() for k, v in (headers or {}).items()]
+        lines += [k + b": " + v for k, v in raw_headers]
+        message = b"\r\n".join(lines) + b"\r\n\r\n" + (body or b"")
         try:
-            return await asyncio.wait_for(
-                self._request(method, path, body, headers or {}, raw_headers), self.timeout
-            )
+            return await asyncio.wait_for(self._send(message), self.timeout)
         except BaseException:
             await self.close()
             raise
 
-    async def _request(
-        self,
-        method: str,
-        path: str,
-        body: bytes | None,
-        headers: dict[str, str],
-        raw_headers: Iterable[tuple[bytes, bytes]],
-    ) -> Reply:
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-        assert self._reader is not None
-        lines = [f"{method} {path} HTTP/1.1".encode(), f"Host: {self.host}:{self.port}".encode()]
-        if body is not None:
-            lines.append(b"Content-Length: %d" % len(body))
-        lines += [f"{k}: {v}".encode() for k, v in headers.items()]
-        lines += [k + b": " + v for k, v in raw_headers]
-        self._writer.write(b"\r\n".join(lines) + b"\r\n\r\n" + (body or b""))
-        await self._writer.drain()
-        head = await self._reader.readuntil(b"\r\n\r\n")
+    async def _send(self, message: bytes) -> Reply:
+        if self._writer is not None:
+            try:
+                return await self._exchange(message)
+            except _ClosedUnanswered:
+                await self.close()
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        try:
+            return await self._exchange(message)
+        except _ClosedUnanswered as closed:
+            # On a fresh connection it is what it seems: the server went away.
+            raise closed.cause from None
+
+    async def _exchange(self, message: bytes) -> Reply:
+        assert self._reader is not None and self._writer is not None
+        try:
+            self._writer.write(message)
+            await self._writer.drain()
+            first = await self._reader.read(1)
+        except (ConnectionResetError, BrokenPipeError) as exc:
+            raise _ClosedUnanswered(exc) from exc
+        if not first:
+            raise _ClosedUnanswered(asyncio.IncompleteReadError(b"", None))
+        head = first + await self._reader.readuntil(b"\r\n\r\n")
         status_line, *header_lines = head[:-4].decode("latin-1").split("\r\n")
         status = int(status_line.split(" ", 2)[1])
         reply_headers: dict[str, str] = {}
