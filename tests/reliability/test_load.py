@@ -87,7 +87,7 @@ async def test_64_clients_on_one_game(
     # A subscriber on the second replica watches the whole run (resuming with since,
     # as a client should, should it ever be dropped as a slow consumer).
     watcher = Follower([urls[1]], game.id).run()
-    await asyncio.wait_for(watcher.connected.wait(), 10)
+    await asyncio.wait_for(watcher.connected.wait(), 60)
 
     out = await run_load(urls, [game], CLIENTS, SECONDS)
     figures.append(summary(f"{CLIENTS} clients, one game, 2 replicas", out))

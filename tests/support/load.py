@@ -12,7 +12,7 @@ import contextlib
 import json
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -358,6 +358,21 @@ async def run_load(base_urls: str | list[str], games: list[KnownGame], clients: 
     return out
 
 
+async def eventually(check: Callable[[], bool], what: str, timeout: float = 60.0,
+                     meanwhile: Callable[[], object] | None = None) -> None:
+    """Wait, letting the loop run (and calling ``meanwhile`` every 50 ms), until
+    ``check()`` holds. ``timeout`` only bounds a hang: on a loaded machine a phase of a
+    test lasts until its condition is met, not for a fixed time."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not check():
+                await asyncio.sleep(0.05)
+                if meanwhile is not None:
+                    meanwhile()
+    except TimeoutError:
+        raise AssertionError(f"{what}: not within {timeout} s") from None
+
+
 # ---- checks: nothing lost, nothing half-written -------------------------------------------
 
 
@@ -504,7 +519,7 @@ class Follower:
         while not self._done():
             try:
                 async with connect(ws_url(self.urls[index], self.game_id, since),
-                                   open_timeout=5) as ws:
+                                   open_timeout=30) as ws:
                     while not self._done():
                         try:
                             message = await asyncio.wait_for(ws.recv(), 0.25)
