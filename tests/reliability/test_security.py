@@ -17,6 +17,7 @@ import hashlib
 import json
 import random
 import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -353,7 +354,7 @@ async def lose_over_websocket(base_url: str, c: Client, seed: int) -> None:
 
 
 async def take(ws: ClientConnection, rec: Recording) -> dict[str, Any]:
-    message = await asyncio.wait_for(ws.recv(), 10)
+    message = await asyncio.wait_for(ws.recv(), 60)
     data = message.encode() if isinstance(message, str) else message
     rec.add(data, ends_game(data))
     result: dict[str, Any] = json.loads(data)
@@ -420,7 +421,7 @@ async def test_no_hidden_information_leaves_before_the_end(
     game = await c.create(preset="beginner", no_guess=True)
     await reveal_until_over(c, game["board"], rng)
 
-    await asyncio.wait_for(asyncio.gather(*listeners), 30)
+    await asyncio.wait_for(asyncio.gather(*listeners), 120)
     lines = []
     for name, c in played:
         s = await secrets_after_end(c, r)
@@ -535,7 +536,8 @@ async def test_a_token_works_only_on_its_own_game(
 # ---- guessing is rate limited --------------------------------------------------------------
 
 FAILURES_PER_MINUTE = 20
-# The bucket refills one failure every 3 s: a slow machine may get an extra guess or two.
+# The bucket gives back one failure every 3 s, so guessing that takes a while gets an
+# extra guess for each 3 s it took; on a quick machine, at most this many.
 SLACK = 3
 
 
@@ -563,9 +565,14 @@ def assert_rate_limited(reply: Reply) -> int:
 
 
 async def guesses_until_limited(send: Any, limit: int) -> tuple[int, Reply]:
+    """Wrong guesses until one is refused: how many got through, and the refusal. They
+    are the bucket's FAILURES_PER_MINUTE, plus what it gained while the guessing lasted."""
+    started = time.monotonic()
     for n in range(limit):
         reply = await send(n)
         if reply.status == 429:
+            gained = (time.monotonic() - started) * FAILURES_PER_MINUTE / 60
+            assert FAILURES_PER_MINUTE <= n <= FAILURES_PER_MINUTE + max(SLACK, int(gained) + 1)
             return n, reply
     raise AssertionError(f"{limit} wrong guesses and still no 429")
 
@@ -585,8 +592,7 @@ async def test_guessing_game_ids_is_rate_limited(guarded: ServiceProcess) -> Non
     async def guess(n: int) -> Reply:
         return await http.request("GET", f"/games/{secrets.token_hex(16)}")
 
-    tries, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
+    _, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
     wait = assert_rate_limited(reply)
     # The address is held back as a whole, not only for the failing path...
     assert_rate_limited(await http.request("GET", f"/games/{created['game']['id']}"))
@@ -610,7 +616,6 @@ async def test_guessing_tokens_is_rate_limited(
         return await http.post_json(f"/games/{gid}/reveal", {"x": n % 9, "y": 0}, auth)
 
     tries, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
     assert_rate_limited(reply)
     # The right token from the same address waits too, and nothing changed.
     good = {"Authorization": f"Bearer {created['token']}"}
@@ -637,8 +642,7 @@ async def test_guessing_over_websockets_is_rate_limited(guarded: ServiceProcess)
         return Reply(problem["status"], {"content-type": "application/problem+json"},
                      json.dumps(problem).encode())
 
-    tries, _ = await guesses_until_limited(guess_id, 3 * FAILURES_PER_MINUTE)
-    assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
+    await guesses_until_limited(guess_id, 3 * FAILURES_PER_MINUTE)
     await flush_limits(guarded.env["REDIS_URL"])
 
     async with connect(ws_url(guarded.url, gid)) as ws:
@@ -649,6 +653,5 @@ async def test_guessing_over_websockets_is_rate_limited(guarded: ServiceProcess)
             problem = json.loads(await ws.recv())["problem"]
             return Reply(problem["status"], {}, json.dumps(problem).encode())
 
-        tries, _ = await guesses_until_limited(guess_token, 3 * FAILURES_PER_MINUTE)
-        assert FAILURES_PER_MINUTE <= tries <= FAILURES_PER_MINUTE + SLACK
+        await guesses_until_limited(guess_token, 3 * FAILURES_PER_MINUTE)
     await http.close()
