@@ -99,13 +99,17 @@ def test_reduced_motion_turns_animations_off(browser: Browser, live_server: str)
             ctx.close()
 
 
-def long_press(ms: Minesweeper, x: int, y: int, ms_held: int = 700) -> None:
+def long_press(ms: Minesweeper, x: int, y: int) -> None:
+    """Touch a cell and hold it until the page takes the touch as a long press (the cell
+    changes), then let go. A hold of fixed length can end before a busy page's timer
+    fires, and then it is a tap."""
     box = ms.cell(x, y).bounding_box()
     assert box
+    before = ms.state(x, y)
     point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
     cdp = ms.page.context.new_cdp_session(ms.page)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
-    ms.page.wait_for_timeout(ms_held)
+    expect(ms.cell(x, y)).not_to_have_attribute("data-state", before)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     cdp.detach()
 

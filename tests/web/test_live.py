@@ -49,7 +49,7 @@ def test_a_spectator_follows_a_game_played_through_the_api(api: Api, ms: Mineswe
 
     api.move(gid, token, "reveal", 4, 4)
     ms.expect_opened(4, 4)
-    expect(ms.page.locator("#timer")).to_have_attribute("data-value", "1", timeout=4000)
+    expect(ms.page.locator("#timer")).to_have_attribute("data-value", "1")
     hidden = next(i for i, ch in enumerate(board_of(api, gid)) if ch == "#")
     hx, hy = hidden % 9, hidden // 9
     api.move(gid, token, "flag", hx, hy)
