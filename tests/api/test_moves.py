@@ -172,7 +172,8 @@ def test_move_rate_limits_refuse_without_applying(redis_url: str) -> None:
     """The per-token and per-address buckets are taken by the script that loads the game:
     a refused move is a 429 that changes nothing, and each token has its own bucket."""
     env = {"MOVE_RATE_LIMIT": "1", "RATE_LIMIT": "0"}  # one a second, ten saved up
-    with running_service(redis_url, **env) as svc, httpx.Client(base_url=svc.url) as client:
+    with running_service(redis_url, **env) as svc, \
+            httpx.Client(base_url=svc.url, timeout=30) as client:
         api = Api(client)
         game, other = api.create(preset="expert"), api.create(preset="expert")
         statuses = []
@@ -193,7 +194,8 @@ def test_move_rate_limits_refuse_without_applying(redis_url: str) -> None:
         assert api.flag(other, 0, 0)["version"] == 1
 
     env = {"MOVE_RATE_LIMIT": "0", "RATE_LIMIT": "1"}  # per address, for every game
-    with running_service(redis_url, **env) as svc, httpx.Client(base_url=svc.url) as client:
+    with running_service(redis_url, **env) as svc, \
+            httpx.Client(base_url=svc.url, timeout=30) as client:
         created = [client.post("/games", json={"preset": "beginner"}) for _ in range(3)]
         games = [Game(c.json()["game"]["id"], c.json()["token"], c.json()["game"])
                  for c in created if c.status_code == 201]

@@ -82,7 +82,7 @@ def test_hints_need_the_token_and_a_running_game(http: httpx.Client) -> None:
 
 
 async def test_pause_hides_the_board_stops_the_clock_and_blocks_moves(live_server: str) -> None:
-    async with httpx.AsyncClient(base_url=live_server) as http:
+    async with httpx.AsyncClient(base_url=live_server, timeout=30) as http:
         created = (await http.post("/games", json={"preset": "beginner", "seed": 8})).json()
         game_id, auth = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
         await http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)

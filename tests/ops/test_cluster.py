@@ -46,10 +46,11 @@ def keyslot(cluster: RedisCluster, key: str) -> int:
 
 def test_a_game_lives_in_one_slot(cluster: RedisCluster, replicas: tuple[str, str]) -> None:
     a, _ = replicas
-    created = httpx.post(f"{a}/games", json={"preset": "beginner"}).json()
+    created = httpx.post(f"{a}/games", json={"preset": "beginner"}, timeout=30).json()
     game_id = created["game"]["id"]
     auth = {"Authorization": f"Bearer {created['token']}", "Idempotency-Key": "one"}
-    assert httpx.post(f"{a}/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth).is_success
+    assert httpx.post(f"{a}/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth,
+                      timeout=30).is_success
     keys = [f"ms:{{{game_id}}}:{suffix}" for suffix in ("game", "events", "idem:one", "live")]
     assert len({keyslot(cluster, k) for k in keys}) == 1
 
@@ -58,7 +59,7 @@ async def test_moves_on_one_replica_reach_subscribers_on_the_other(
     replicas: tuple[str, str],
 ) -> None:
     a, b = replicas
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(timeout=30) as http:
         created = (await http.post(f"{a}/games", json={"preset": "expert", "seed": 3})).json()
         game_id, token = created["game"]["id"], created["token"]
         ws_url = b.replace("http://", "ws://") + f"/games/{game_id}/events"
@@ -78,9 +79,9 @@ async def test_moves_on_one_replica_reach_subscribers_on_the_other(
 
 def test_a_win_enters_the_leaderboard(replicas: tuple[str, str]) -> None:
     a, b = replicas
-    with httpx.Client(base_url=a) as http:
+    with httpx.Client(base_url=a, timeout=30) as http:
         won, _ = win(http, preset="beginner", player="cluster")
-    board = httpx.get(f"{b}/leaderboards/beginner", params={"limit": 100}).json()
+    board = httpx.get(f"{b}/leaderboards/beginner", params={"limit": 100}, timeout=30).json()
     assert won in [e["game_id"] for e in board["entries"]]
 
 
@@ -89,7 +90,8 @@ def test_rate_limits_are_shared_through_the_cluster(cluster: RedisCluster) -> No
     a, b = ServiceProcess(env).start(), ServiceProcess(env).start()
     try:
         statuses = [
-            httpx.get(f"{url}/games/{'0' * 32}").status_code for url in (a.url, b.url) * 15
+            httpx.get(f"{url}/games/{'0' * 32}", timeout=30).status_code
+            for url in (a.url, b.url) * 15
         ]
     finally:
         a.stop()

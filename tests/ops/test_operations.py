@@ -24,7 +24,8 @@ def chatty(redis_url: str) -> Iterator[ServiceProcess]:
 
 
 def _new_game(base: str, **body: object) -> tuple[str, str]:
-    created = httpx.post(f"{base}/games", json={"preset": "beginner", **body}).json()
+    created = httpx.post(f"{base}/games", json={"preset": "beginner", **body},
+                         timeout=30).json()
     return created["game"]["id"], created["token"]
 
 
@@ -37,7 +38,7 @@ async def test_workers_share_games_and_live_diffs(chatty: ServiceProcess) -> Non
         for ws in sockets:
             assert json.loads(await ws.recv())["type"] == "snapshot"
         auth = {"Authorization": f"Bearer {token}"}
-        async with httpx.AsyncClient(base_url=chatty.url) as http:
+        async with httpx.AsyncClient(base_url=chatty.url, timeout=30) as http:
             for x in range(4):
                 r = await http.post(f"/games/{game_id}/flag", json={"x": x, "y": 8}, headers=auth)
                 assert r.status_code == 200
@@ -45,7 +46,7 @@ async def test_workers_share_games_and_live_diffs(chatty: ServiceProcess) -> Non
             versions = [json.loads(await asyncio.wait_for(ws.recv(), 10))["version"]
                         for _ in range(4)]
             assert versions == [1, 2, 3, 4]
-        metrics = httpx.get(f"{chatty.url}/metrics").text
+        metrics = httpx.get(f"{chatty.url}/metrics", timeout=30).text
         assert "ms_live_subscribers 6.0" in metrics
     finally:
         for ws in sockets:
@@ -55,9 +56,10 @@ async def test_workers_share_games_and_live_diffs(chatty: ServiceProcess) -> Non
 def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -> None:
     game_id, token = _new_game(chatty.url, seed=987654321)
     auth = {"Authorization": f"Bearer {token}", "X-Request-ID": "trace-42"}
-    r = httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth)
+    r = httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth,
+                   timeout=30)
     assert r.headers["x-request-id"] == "trace-42"
-    generated = httpx.get(f"{chatty.url}/games/{game_id}").headers["x-request-id"]
+    generated = httpx.get(f"{chatty.url}/games/{game_id}", timeout=30).headers["x-request-id"]
     assert len(generated) == 16
 
     def logged() -> list[dict[str, object]]:
@@ -75,9 +77,11 @@ def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -
 def test_metrics_count_requests_and_moves(chatty: ServiceProcess) -> None:
     game_id, token = _new_game(chatty.url)
     auth = {"Authorization": f"Bearer {token}"}
-    httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 0, "y": 0}, headers=auth)
-    httpx.post(f"{chatty.url}/games/{game_id}/flag", json={"x": 0, "y": 0}, headers={})
-    text = httpx.get(f"{chatty.url}/metrics").text
+    httpx.post(f"{chatty.url}/games/{game_id}/reveal", json={"x": 0, "y": 0}, headers=auth,
+               timeout=30)
+    httpx.post(f"{chatty.url}/games/{game_id}/flag", json={"x": 0, "y": 0}, headers={},
+               timeout=30)
+    text = httpx.get(f"{chatty.url}/metrics", timeout=30).text
     assert 'ms_moves_total{action="reveal"}' in text
     assert 'route="/games/{game_id}/flag",status="401"' in text
     assert "ms_http_request_duration_seconds_bucket" in text

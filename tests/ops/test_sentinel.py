@@ -71,7 +71,8 @@ async def test_the_service_follows_the_primary_sentinel_names(
 ) -> None:
     primary, replica, sentinel = sentinel_setup
     url = f"redis+sentinel://127.0.0.1:{sentinel.port}/{PRIMARY}"
-    with ServiceProcess({"REDIS_URL": url}) as svc, httpx.Client(base_url=svc.url) as http:
+    with ServiceProcess({"REDIS_URL": url}) as svc, \
+            httpx.Client(base_url=svc.url, timeout=30) as http:
         created = http.post("/games", json={"preset": "beginner", "seed": 3}).json()
         game_id, auth = created["game"]["id"], {"Authorization": f"Bearer {created['token']}"}
         ws_url = svc.url.replace("http://", "ws://") + f"/games/{game_id}/events"
