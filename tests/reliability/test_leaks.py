@@ -90,9 +90,9 @@ async def test_sockets_leave_nothing_behind(
     seen = []
     for _ in range(ROUNDS):
         await churn(service, games, 150)
-        wait_for(lambda: subscribers(service) == 0, timeout=15, what="subscribers to go")
-        wait_for(lambda: not r.pubsub_channels("ms:*"), timeout=15, what="channels to go")
-        wait_for(lambda: usage(service, redis_server.port)["client_sockets"] <= 1, timeout=15,
+        wait_for(lambda: subscribers(service) == 0, timeout=60, what="subscribers to go")
+        wait_for(lambda: not r.pubsub_channels("ms:*"), timeout=60, what="channels to go")
+        wait_for(lambda: usage(service, redis_server.port)["client_sockets"] <= 1, timeout=60,
                  what="client sockets to close")
         seen.append(usage(service, redis_server.port))
     figures.append(f"socket churn, {ROUNDS} rounds of 150: " + " -> ".join(

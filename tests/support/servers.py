@@ -105,7 +105,7 @@ class ServiceProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> ServiceProcess:
+    def start(self, timeout: float = 60.0) -> ServiceProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service", *self.args], cwd=ROOT, env=self.env,
             stdout=self.log, stderr=subprocess.STDOUT,
