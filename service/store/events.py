@@ -21,6 +21,7 @@ import redis.exceptions
 from .. import metrics
 from . import keys
 from .connection import Redis
+from .errors import StoreUnavailable, redis_errors
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +79,21 @@ class Events:
             self._subscribers.setdefault(game_id, set()).add(sub)
             if first:
                 self._confirmed[channel] = asyncio.Event()
-                await self._ensure_pubsub()
-                await self._pubsub.subscribe(channel)
+                try:
+                    await self._ensure_pubsub()
+                    with redis_errors():
+                        await self._pubsub.subscribe(channel)
+                except BaseException:
+                    # Left registered, the game would look subscribed to everyone after,
+                    # and they would wait for a confirmation that never comes.
+                    del self._subscribers[game_id], self._confirmed[channel]
+                    raise
             confirmed = self._confirmed[channel]
         try:
-            await asyncio.wait_for(confirmed.wait(), timeout=5)
+            try:
+                await asyncio.wait_for(confirmed.wait(), timeout=5)
+            except TimeoutError:
+                raise StoreUnavailable("Redis did not confirm a subscription") from None
             yield sub
         finally:
             async with self._lock:

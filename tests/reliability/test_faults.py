@@ -9,13 +9,17 @@ move survives, and every game still loads and replays from its stream to its boa
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
+from tests.reliability.logs import server_errors
 from tests.support.load import (
     Follower,
     Http,
@@ -32,6 +36,7 @@ from tests.support.load import (
     percentile,
     run_load,
     stream_diffs,
+    ws_url,
 )
 from tests.support.proxy import ChaosProxy
 from tests.support.servers import RedisServer, ServiceProcess, wait_for
@@ -223,6 +228,42 @@ async def test_script_flush_and_redis_restart_between_moves(
     assert stored.clicks.hints == 6
     await follower.finish(stored.version)
     follower.assert_complete(stream_diffs(r, game.id))
+
+
+# ---- a socket opened while Redis is down ---------------------------------------------------
+
+
+async def test_a_socket_opened_while_redis_is_down_holds_up_no_later_socket() -> None:
+    """The socket is told the store is unavailable and closed. Its subscription, which
+    Redis never took, is forgotten: once Redis is back the next socket on the game gets
+    its snapshot, rather than waiting for a confirmation of that one."""
+    server = RedisServer(None, None, *ALWAYS_SYNC).start()
+    svc = ServiceProcess({"REDIS_URL": server.url}).start()
+    try:
+        http = Http(svc.url)
+        reply = await http.post_json("/games", {"preset": "beginner"})
+        assert reply.status == 201, reply.body
+        game_id = reply.json()["game"]["id"]
+        await http.close()
+
+        server.stop()
+        async with connect(ws_url(svc.url, game_id)) as ws:
+            error = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            assert error["type"] == "error", error
+            assert error["problem"]["code"] == "store_unavailable", error
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 60)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code != 1011
+
+        server = RedisServer(server.port, server.data_dir, *ALWAYS_SYNC).start()
+        async with connect(ws_url(svc.url, game_id)) as ws:
+            snapshot = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            assert snapshot["type"] == "snapshot" and snapshot["game"]["id"] == game_id
+    finally:
+        svc.stop()
+        server.cleanup()
+    errors = server_errors(svc.output())
+    assert not errors, errors[:3]
 
 
 # ---- an API process killed under load ------------------------------------------------------
