@@ -1,5 +1,5 @@
 """The service's side of the wire: every shape of :mod:`minesweeper.wire`, and how the
-service writes them (RFC 3339 timestamps, one JSON encoder).
+service reads and writes them (integral numbers, RFC 3339 timestamps, one JSON encoder).
 
 The shapes live in the SDK so that a client installs without the service; the service
 takes them from here, so each is defined once and ``openapi.yaml`` and
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import msgspec
 from minesweeper.wire import *  # noqa: F403  (every shape, under the names the service uses)
@@ -29,6 +30,36 @@ def timestamp(ms: int) -> str:
 
 def optional_timestamp(ms: int | None) -> str | None:
     return None if ms is None else timestamp(ms)
+
+
+T = TypeVar("T")
+
+
+def _integral(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    return value
+
+
+def decode(decoder: msgspec.json.Decoder[T], data: bytes | str) -> T:
+    """``data`` decoded by ``decoder``, with ``1.0`` taken as the integer it is.
+
+    JSON Schema counts a number with a zero fraction as an integer, and so do the
+    documents; msgspec does not. Only a body msgspec refuses is read a second time, which
+    also tells malformed JSON (``DecodeError``, a 400) from a body that is JSON but not
+    the type (``ValidationError``, a 422) when a field failed before the parser reached
+    the syntax error.
+    """
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError:
+        value = _integral(msgspec.json.decode(data))
+        converted: T = msgspec.convert(value, decoder.type)
+        return converted
 
 
 json_encoder = msgspec.json.Encoder()

@@ -178,7 +178,7 @@ class Session:
                 raise _Flooding
             request_id = None
             try:
-                message = _client_messages.decode(text)
+                message = wire.decode(_client_messages, text)
                 request_id = getattr(message, "id", None)
                 await self.handle(message)
             except Exception as exc:

@@ -70,12 +70,7 @@ async def read_body(request: Request, kind: type[T], *, empty_ok: bool = False) 
             break
     if not body and empty_ok:  # no body at all; whitespace is not JSON
         body = b"{}"
-    try:
-        decoded: T = _decoders[kind].decode(body)
-    except msgspec.ValidationError:
-        # A field can fail before the parser reaches a syntax error: malformed JSON is a 400.
-        msgspec.json.decode(body)
-        raise
+    decoded: T = wire.decode(_decoders[kind], body)
     return decoded
 
 
