@@ -65,12 +65,21 @@ async def prometheus(request: Request) -> Response:
     return Response(body, media_type=media_type)
 
 
+def document(path: Path, request: Request) -> Response:
+    """A contract document, as YAML; as text for a client that asks for text and not YAML
+    (generated clients read ``text/*`` but often not ``application/yaml``)."""
+    accept = request.headers.get("accept", "")
+    text = "text/plain" in accept and "yaml" not in accept
+    media_type = "text/plain; charset=utf-8" if text else "application/yaml"
+    return FileResponse(path, media_type=media_type)
+
+
 async def openapi(request: Request) -> Response:
-    return FileResponse(OPENAPI, media_type="application/yaml")
+    return document(OPENAPI, request)
 
 
 async def asyncapi(request: Request) -> Response:
-    return FileResponse(ASYNCAPI, media_type="application/yaml")
+    return document(ASYNCAPI, request)
 
 
 def create_app(config: Config | None = None) -> Starlette:

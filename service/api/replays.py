@@ -66,7 +66,7 @@ async def replay(request: Request) -> Response:
             daily=record.daily,
             player=record.player,
             seed=game.seed,
-            status=game.status,
+            status="won" if game.status == "won" else "lost",
             layout=layout,
             opened=opened,
             moves=[

@@ -9,6 +9,16 @@ the wire Structs. After a change to ``clients/python/minesweeper/wire.py`` run::
 
 Rewriting replaces every validation keyword with msgspec's and keeps what the
 documents add for readers: ``title``, ``description``, ``examples`` and the like.
+
+msgspec's schemas are first made portable, without changing what they accept, so
+that client generators read them as they are: a type several fields share (``Status``,
+``PresetName``, ...) becomes one component that those fields reference, so a generator
+makes one type of it and not one per field; ``items: false`` after a closed
+``prefixItems`` becomes the prefix's types (nothing can follow it: ``maxItems``); an
+``anyOf`` of enums becomes one enum, and an enum of one value a ``const``; and
+``default`` goes (generators read it as "always present"), so each description says
+the default instead. Then come the rules msgspec cannot express and
+the handlers enforce (``RULES``): the shapes of a new game.
 """
 
 from __future__ import annotations
@@ -79,10 +89,22 @@ def live_roots() -> list[type[msgspec.Struct]]:
     return members(wire.ServerMessage) + members(wire.ClientMessage)
 
 
-def generated(roots: Iterable[Any]) -> dict[str, Schema]:
-    """msgspec's schemas for ``roots`` and everything they contain, keyed by name."""
+def msgspec_schemas(roots: Iterable[Any]) -> dict[str, Schema]:
+    """msgspec's own schemas for ``roots`` and everything they contain, keyed by name."""
     _, components = msgspec.json.schema_components(list(roots), ref_template=REF)
     return components
+
+
+def generated(roots: Iterable[Any]) -> dict[str, Schema]:
+    """What a document's ``components/schemas`` must hold for ``roots``, annotations aside:
+    msgspec's schemas made portable, with the shared types as components and the rules."""
+    shared = shared_schemas()
+    out: dict[str, Schema] = {}
+    for name, schema in msgspec_schemas(roots).items():
+        out[name] = share(tidy(schema), shared) | RULES.get(name, {})
+    used = {ref.rsplit("/", 1)[1] for schema in out.values() for ref in _refs(schema)}
+    out.update({name: shared[name] for name in SHARED if name in used})
+    return out
 
 
 def openapi_schemas() -> dict[str, Schema]:
@@ -98,6 +120,122 @@ def tags(union: Any) -> dict[str, str]:
     (schema,), _ = msgspec.json.schema_components([union], ref_template=REF)
     mapping: dict[str, str] = schema["discriminator"]["mapping"]
     return {tag: ref.rsplit("/", 1)[1] for tag, ref in mapping.items()}
+
+
+# ---- what the documents add to msgspec's schemas -----------------------------------------
+
+# Types of the wire (minesweeper.wire) that several fields share, by their names there.
+SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "MoveAction", "Mark", "HintKind",
+          "ChangedCell")
+
+def _given(name: str) -> Schema:
+    """The field ``name`` is present and not null."""
+    return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+
+
+def _none(name: str) -> Schema:
+    """The field ``name`` is absent or null."""
+    return {"properties": {name: {"type": "null"}}}
+
+
+# Rules the handlers enforce that a Struct cannot say, by schema name; each is added
+# to msgspec's schema. tests/contract/test_rules.py checks them against the handlers.
+# A ``then`` of several conditions lists them under ``allOf``: redocly's validator takes a
+# schema with ``properties`` as closed to other fields unless it is a member of an allOf,
+# and would misjudge the examples (and it counts an allOf of one condition as illogical).
+RULES: dict[str, Schema] = {
+    "NewGame": {
+        "allOf": [
+            {
+                "title": "A daily board",
+                "description": "With `daily`, the board is today's: no `preset`, size or `seed`, "
+                               "and no `first_click` other than `zero`.",
+                "if": _given("daily"),
+                "then": {"allOf": [
+                    *map(_none, ("preset", "width", "height", "mines", "seed")),
+                    {"properties": {"first_click": {"const": "zero"}}},
+                ]},
+            },
+            {
+                "title": "A preset board",
+                "description": "With `preset`, no size.",
+                "if": _given("preset"),
+                "then": {"allOf": list(map(_none, ("width", "height", "mines")))},
+            },
+            {
+                "title": "A no-guess board",
+                "description": "With `no_guess: true`, no `first_click` other than `zero`.",
+                "if": {"required": ["no_guess"], "properties": {"no_guess": {"const": True}}},
+                "then": {"properties": {"first_click": {"const": "zero"}}},
+            },
+            {
+                "title": "A custom board",
+                "description": "`width`, `height` and `mines` come together or not at all.",
+                "if": {"anyOf": list(map(_given, ("width", "height", "mines")))},
+                "then": {"allOf": list(map(_given, ("width", "height", "mines")))},
+            },
+        ],
+    },
+}
+
+
+def tidy(schema: Any) -> Any:
+    """``schema`` with the same meaning in the forms generators read."""
+    if not isinstance(schema, dict):
+        return schema
+    out = _walk(schema, tidy)
+    out.pop("default", None)
+    prefix = out.get("prefixItems")
+    if out.get("items") is False and isinstance(prefix, list) and out.get("maxItems") == len(
+        prefix
+    ):
+        # Nothing can follow the prefix, so ``items`` may say anything: the prefix's types,
+        # for the generators and linters that read ``items`` but not ``prefixItems``.
+        kinds = [kind for i, kind in enumerate(prefix) if kind not in prefix[:i]]
+        out["items"] = kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
+    options = out.get("anyOf")
+    if isinstance(options, list) and options and all(set(o) == {"enum"} for o in options):
+        del out["anyOf"]  # one enum of every value, not a choice between enums
+        out["enum"] = sorted({value for o in options for value in o["enum"]})
+    enum = out.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        del out["enum"]  # one value: a constant, not a type of its own
+        out["const"] = enum[0]
+    return out
+
+
+def shared_schemas() -> dict[str, Schema]:
+    """The shared types' components, from their types in the wire module."""
+    return {name: tidy(msgspec.json.schema(getattr(wire, name))) for name in SHARED}
+
+
+def share(schema: Any, shared: dict[str, Schema]) -> Any:
+    """``schema`` with each subschema that is a shared type replaced by a reference to it."""
+    for name, body in shared.items():
+        if schema == body:
+            return {"$ref": REF.format(name=name)}
+    return _walk(schema, lambda sub: share(sub, shared))
+
+
+def inline(schema: Any, components: dict[str, Schema]) -> Any:
+    """``schema`` with each reference to a shared type replaced by the type itself."""
+    if isinstance(schema, dict) and set(schema) == {"$ref"}:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        if name in SHARED:
+            return inline(components[name], components)
+    return _walk(schema, lambda sub: inline(sub, components))
+
+
+def _refs(schema: Any) -> Iterable[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref":
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _refs(value)
 
 
 # ---- comparing and merging schemas -------------------------------------------------------

@@ -109,3 +109,14 @@ def test_an_integral_number_is_an_integer_on_the_socket(contract_server: str) ->
             message = json.loads(ws.recv(timeout=10))
         assert message["id"] == 1
         assert message["diff"]["cells"] == [[2, 3, "F"]]
+
+
+@pytest.mark.parametrize("name", ["openapi.yaml", "asyncapi.yaml"])
+def test_the_documents_as_text_for_who_asks(http: httpx.Client, name: str) -> None:
+    """Generated clients read text/* but often not application/yaml."""
+    as_text = http.get(f"/{name}", headers={"Accept": "text/plain"})
+    assert as_text.status_code == 200
+    assert as_text.headers["content-type"] == "text/plain; charset=utf-8"
+    as_yaml = http.get(f"/{name}", headers={"Accept": "application/yaml, text/plain"})
+    assert as_yaml.headers["content-type"] == "application/yaml"
+    assert as_text.content == as_yaml.content

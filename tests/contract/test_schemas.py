@@ -10,9 +10,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Literal
 
+import msgspec
 import pytest
+from jsonschema import Draft202012Validator
 from starlette.routing import Mount, Route, WebSocketRoute
 
 from service import wire
@@ -64,6 +67,80 @@ def test_schemas_are_msgspecs(path: Any, made: Any) -> None:
             f"{path.name}: {name} differs from minesweeper/wire.py; "
             "run: python -m tests.contract.documents"
         )
+
+
+ROOTS = [(docs.OPENAPI, docs.http_roots), (docs.ASYNCAPI, docs.live_roots)]
+
+
+@pytest.mark.parametrize(("path", "roots"), ROOTS, ids=["openapi", "asyncapi"])
+def test_schemas_say_what_msgspec_says(path: Any, roots: Any) -> None:
+    """With the shared types put back in place and the rules aside, each schema is
+    msgspec's own, in the forms ``tidy`` writes (test_tidy_keeps_the_meaning)."""
+    written = docs.load(path)["components"]["schemas"]
+    for name, schema in docs.msgspec_schemas(roots()).items():
+        own = {k: v for k, v in written[name].items() if k not in docs.RULES.get(name, {})}
+        assert docs.strip(docs.inline(docs.strip(own), written)) == docs.strip(docs.tidy(schema)), (
+            name
+        )
+
+
+PROBES: list[Any] = [
+    None, True, 0, 1, -1, 1.5, "", "x", *["beginner", "zero", "won", "ready", "reveal", "pause",
+    "flag", "question", "safe", "ok", "diff"], [], [1], [1, 2], [1, 2, "F"], [1, 2, "F", "F"],
+    [1, 2, "F", 3], ["1", 2, "F"], [1, 2, 3], [1.0, 2, "#"], {}, {"x": 1},
+]
+
+
+@pytest.mark.parametrize("name", [*docs.SHARED, "Literal['ok']"])
+def test_tidy_keeps_the_meaning(name: str) -> None:
+    """Every value msgspec's schema of a shared type accepts, and only those, the
+    document's accepts."""
+    kind = Literal["ok"] if name == "Literal['ok']" else getattr(wire, name)
+    own = msgspec.json.schema(kind)
+    tidied = docs.tidy(own)
+    for value in PROBES:
+        assert Draft202012Validator(own).is_valid(value) == (
+            Draft202012Validator(tidied).is_valid(value)
+        ), (name, value)
+
+
+def _nodes(node: Any, at: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        yield at, node
+        for key, value in node.items():
+            yield from _nodes(value, f"{at}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _nodes(value, f"{at}/{i}")
+
+
+@pytest.mark.parametrize("path", [docs.OPENAPI, docs.ASYNCAPI], ids=["openapi", "asyncapi"])
+def test_each_choice_is_a_shared_type(path: Any) -> None:
+    """A generator makes a type of every enum: each is a component of its own, which
+    every field of that type references, so that clients get one type per idea."""
+    doc = docs.load(path)
+    enums = {at: node["enum"] for at, node in _nodes(doc) if isinstance(node.get("enum"), list)}
+    assert enums and all(at.rsplit("/", 1)[1] in docs.SHARED for at in enums), enums
+    assert all(at.startswith("#/components/schemas/") for at in enums), enums
+    assert len({tuple(values) for values in enums.values()}) == len(enums), enums
+    used = {ref.rsplit("/", 1)[1] for _, node in _nodes(doc)
+            for ref in [node.get("$ref")] if isinstance(ref, str)}
+    assert {at.rsplit("/", 1)[1] for at in enums} <= used
+
+
+@pytest.mark.parametrize("path", [docs.OPENAPI, docs.ASYNCAPI], ids=["openapi", "asyncapi"])
+def test_defaults_are_told_not_declared(path: Any) -> None:
+    """Generators read ``default`` as "always present" (openapi-typescript makes such a
+    request field required); so no schema declares one, and each description says it."""
+    doc = docs.load(path)
+    schemas = doc["components"]["schemas"]
+    assert not [at for at, node in _nodes(schemas) if "default" in node]
+    roots = docs.http_roots() if path == docs.OPENAPI else docs.live_roots()
+    for name, schema in docs.msgspec_schemas(roots).items():
+        for field, spec in schema.get("properties", {}).items():
+            if spec.get("default") is not None:
+                told = schemas[name]["properties"][field].get("description", "")
+                assert f"`{spec['default']}`".lower() in told.lower(), (name, field)
 
 
 def test_every_wire_struct_is_documented(
@@ -238,7 +315,7 @@ def test_messages_are_the_tagged_unions(asyncapi: dict[str, Any], union: Any, ac
     assert messages == {tag: ref(name) for tag, name in docs.tags(union).items()}
     schemas = asyncapi["components"]["schemas"]
     for tag, name in docs.tags(union).items():
-        assert schemas[name]["properties"]["type"]["enum"] == [tag]
+        assert schemas[name]["properties"]["type"]["const"] == tag
 
 
 def test_move_replies(asyncapi: dict[str, Any]) -> None:

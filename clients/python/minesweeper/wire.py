@@ -43,6 +43,7 @@ __all__ = [
     "MineCount",
     "MoveAction",
     "NewGame",
+    "Outcome",
     "PauseAction",
     "PlayedMove",
     "PlayerName",
@@ -74,6 +75,8 @@ HintKind = Literal["safe", "mine", "guess"]
 PauseAction = Literal["pause", "resume"]
 # What a diff can record: a move, or the game being paused or resumed.
 MoveAction = Action | PauseAction
+# How a finished game ended.
+Outcome = Literal["won", "lost"]
 
 Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
 Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
@@ -252,7 +255,7 @@ class Replay(Struct):
     daily: DailyDate | None
     player: str | None
     seed: int
-    status: Status
+    status: Outcome
     # Rows of the board: ``*`` a mine, ``.`` a safe cell.
     layout: list[str]
     # Cells opened for the player before the first move (the start of a daily board).
