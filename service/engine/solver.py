@@ -30,13 +30,16 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from . import grid
+
+if TYPE_CHECKING:
+    from . import guess
 
 Coord = tuple[int, int]
 
@@ -820,6 +823,17 @@ def analyze_view(
     view: npt.NDArray[np.uint8], mines: int, *, budget: int = DEFAULT_BUDGET
 ) -> Analysis:
     """:func:`analyze` for a view already held as an array of view characters."""
+    d, verdict = deduce(view, mines, budget)
+    return _report(d, view, mines, verdict)
+
+
+def deduce(
+    view: npt.NDArray[np.uint8], mines: int, budget: int = DEFAULT_BUDGET
+) -> tuple[Deducer, Verdict | None]:
+    """Run the stages on a view until one finds a safe cell, or all are stuck.
+
+    Returns the deducer as the stages left it and, when stuck, the last verdict.
+    """
     h, w = view.shape
     revealed = (view >= _DIGIT0) & (view <= _DIGIT0 + 8)
     hidden = ~revealed
@@ -838,7 +852,7 @@ def analyze_view(
         verdict = escalate(d, mines, budget, want_odds=True)
         if verdict is not None:
             break
-    return _report(d, view, mines, verdict)
+    return d, verdict
 
 
 def _report(
@@ -927,42 +941,95 @@ def safe_cell_existed(board_before: Sequence[str], mines: int) -> bool:
 
 
 def best_hint(board: Sequence[str], mines: int) -> Hint | None:
-    """A certain safe cell, else a certain mine not yet flagged, else the safest guess.
+    """A certain safe cell, else a certain mine not yet flagged, else the best guess.
 
     None when no hidden cell is left to suggest.
     """
     view = parse(board)
-    a = analyze_view(view, mines)
+    d, verdict = deduce(view, mines)
+    a = _report(d, view, mines, verdict)
     flat = view.ravel()
     w = view.shape[1]
-    for d in a.deductions:
-        if not d.mine:
-            return Hint(d.x, d.y, "safe", 0.0, d.reason)
-    for d in a.deductions:
-        if d.mine and flat[d.y * w + d.x] != ord("F"):
-            return Hint(d.x, d.y, "mine", 1.0, d.reason)
+    for dd in a.deductions:
+        if not dd.mine:
+            return Hint(dd.x, dd.y, "safe", 0.0, dd.reason)
+    for dd in a.deductions:
+        if dd.mine and flat[dd.y * w + dd.x] != ord("F"):
+            return Hint(dd.x, dd.y, "mine", 1.0, dd.reason)
+    return stuck_hint(view, d.state, verdict, mines)
+
+
+def stuck_hint(
+    view: npt.NDArray[np.uint8], state: bytearray, verdict: Verdict | None, mines: int
+) -> Hint | None:
+    """The guess on a view where the stages found nothing certain.
+
+    ``state`` and ``verdict`` are what :func:`deduce` left. The choice is
+    :func:`guess.choose`'s; when a component is too big to list its arrangements,
+    the safest cell by the counting's odds.
+    """
+    from . import guess
+
+    w = view.shape[1]
+    if verdict is None or not (verdict.odds or verdict.interior_odds is not None):
+        return None
+    g = guess.choose(view, state, mines)
+    if g is not None:
+        return Hint(g.cell % w, g.cell // w, "guess", round(g.mine, 6), _guess_words(g))
     best: tuple[float, int, int] | None = None
-    for odds in a.probabilities:
-        if best is None or (odds.mine, odds.y, odds.x) < best:
-            best = (odds.mine, odds.y, odds.x)
-    if a.interior is not None and (best is None or a.interior < best[0]):
-        cell = _roomiest_interior(view)
+    for c, p in verdict.odds.items():
+        if best is None or (p, c // w, c % w) < best:
+            best = (p, c // w, c % w)
+    interior = verdict.interior_odds
+    if interior is not None and (best is None or interior < best[0]):
+        cell = _roomiest_interior(view, state)
         if cell is not None:
-            best = (a.interior, cell[1], cell[0])
+            best = (interior, cell[1], cell[0])
     if best is None:
         return None
     p, y, x = best
-    pct = f"{p * 100:.1f}".rstrip("0").rstrip(".")
     return Hint(
-        x, y, "guess", p,
-        f"no cell is certain; this one has the lowest chance of a mine ({pct}%)",
+        x, y, "guess", round(p, 6),
+        f"no cell is certain; this one has the lowest chance of a mine ({_pct(p)}%)",
     )
 
 
-def _roomiest_interior(view: npt.NDArray[np.uint8]) -> Coord | None:
-    """An interior cell with the fewest neighbours: the likeliest to open an area."""
+def _pct(p: float) -> str:
+    return f"{p * 100:.1f}".rstrip("0").rstrip(".")
+
+
+def _guess_words(g: guess.Guess) -> str:
+    risk = f"a {_pct(g.mine)}% chance of a mine"
+    if g.kind == "forced":
+        return (
+            f"no cell is certain, and no other cell can ever tell these {g.size} cells "
+            f"apart: the guess cannot be avoided, so it is best taken now ({risk})"
+        )
+    if g.kind == "endgame":
+        return (
+            f"no cell is certain and few arrangements of the mines are left; playing out "
+            f"every one shows that starting here wins {_pct(g.win)}% of the time ({risk})"
+        )
+    if g.mine <= g.safest + 1e-9:
+        words = f"no cell is certain; this one has the lowest chance of a mine ({_pct(g.mine)}%)"
+    else:
+        words = (
+            f"no cell is certain; this one has {risk}, close to the lowest "
+            f"({_pct(g.safest)}%)"
+        )
+    if g.progress > 0:
+        return words + (
+            f", and if it is safe, a {_pct(g.progress)}% chance that its number makes "
+            "the next move certain"
+        )
+    return words + ", and what it shows leaves the best odds for the next guess"
+
+
+def _roomiest_interior(view: npt.NDArray[np.uint8], state: bytearray) -> Coord | None:
+    """An undecided interior cell with the fewest neighbours: the likeliest to open an area."""
     revealed = (view >= _DIGIT0) & (view <= _DIGIT0 + 8)
-    interior = ~revealed & ~grid.dilate(revealed)
+    undecided = np.frombuffer(bytes(state), dtype=np.uint8).reshape(view.shape) == UNKNOWN
+    interior = undecided & ~revealed & ~grid.dilate(revealed)
     if not interior.any():
         return None
     degree = grid.counts(np.ones_like(interior)).astype(np.int64)

@@ -1,0 +1,394 @@
+"""Which cell to guess when no cell is certain, and why.
+
+Every arrangement of the mines that fits the view is equally likely. The frontier
+(hidden cells next to numbers) splits into independent components whose
+arrangements are listed exactly (:mod:`arrangements`); the hidden cells away from
+every number, the interior, take the remaining mines in C(interior, left) ways, which
+weighs each component's arrangements by its mine count. That gives each cell's exact
+chance of a mine.
+
+The safest cell is not always the best guess. In order:
+
+1. *A forced guess first*: a component that no other cell can ever shed light on
+   (its cells touch no other hidden cell, every cell in it would show the same
+   number whatever the arrangement, and every arrangement has the same number of
+   mines, like two cells sharing one mine behind a wall of numbers) has to be
+   guessed some day; guessing it now costs nothing and may spare a later guess.
+2. *The endgame*: with few arrangements left, every line of play is tried
+   (:mod:`endgame`) and the cell with the best chance of winning is taken.
+3. *Otherwise*, among the cells nearly as safe as the safest, each is weighed by
+   its chance to be safe times, over the numbers it could show, the chance that the
+   move after it is safe too: 1 when the number makes some cell certain (the next
+   move is free), else the safest cell's chance afterwards. A *dead* cell, whose
+   number is already known and so would tell nothing, is only played when every
+   candidate is dead.
+
+The look-ahead reasons about the guessed cell's own component(s) and its interior
+neighbours exactly, and takes the rest of the board (other components, the interior
+density) as it stands: the one approximation, used only to rank candidates that are
+nearly as safe.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from . import arrangements, endgame
+from .solver import MINE, UNKNOWN, Geometry
+
+GuessKind = Literal["forced", "endgame", "ahead"]
+
+# Candidates must be at least this share as safe as the safest cell.
+BAND = 0.9
+# Candidates looked ahead from, at most.
+MAX_CANDIDATES = 14
+# Arrangements of the whole board below which the endgame is searched exhaustively.
+ENDGAME_LAYOUTS = 120
+ENDGAME_CELLS = 60
+
+Floats = npt.NDArray[np.float64]
+
+
+class Guess(NamedTuple):
+    cell: int
+    mine: float  # the chance of a mine on the cell
+    kind: GuessKind
+    safest: float  # the lowest chance of a mine on the board
+    progress: float  # when safe, the chance that its number makes a cell certain
+    win: float  # the endgame's chance of winning from here (0 outside the endgame)
+    size: int  # the forced component's cells
+
+
+class _Comp(NamedTuple):
+    cells: tuple[int, ...]
+    rows: npt.NDArray[np.uint8]  # arrangements x cells
+    ks: npt.NDArray[np.int64]  # mines in each arrangement
+    counts: Floats  # arrangements by mine count
+
+
+_geometries: dict[tuple[int, int], Geometry] = {}
+
+
+def _geometry(w: int, h: int) -> Geometry:
+    geo = _geometries.get((w, h))
+    if geo is None:
+        if len(_geometries) > 16:
+            _geometries.clear()
+        geo = _geometries[(w, h)] = Geometry(w, h)
+    return geo
+
+
+def _log_comb(n: int, k: npt.NDArray[np.int64]) -> Floats:
+    ok = (k >= 0) & (k <= n)
+    kk = np.where(ok, k, 0).astype(np.float64)
+    from scipy.special import gammaln
+
+    out: Floats = gammaln(n + 1) - gammaln(kk + 1) - gammaln(n - kk + 1)
+    return np.where(ok, out, -np.inf)
+
+
+class _Board:
+    """The view's components with their arrangements, weighed against the interior."""
+
+    def __init__(
+        self, view: npt.NDArray[np.uint8], state: bytes | bytearray, mines: int
+    ) -> None:
+        h, w = view.shape
+        self.w = w
+        self.geo = geo = _geometry(w, h)
+        flat = view.ravel()
+        st = np.frombuffer(bytes(state), dtype=np.uint8)
+        self.state = st
+        unknown = st == UNKNOWN
+        known_mines = int(np.count_nonzero(st == MINE))
+        self.left = mines - known_mines
+        revealed = (flat >= ord("0")) & (flat <= ord("8"))
+        from .grid import counts
+
+        near_unknown = counts(unknown.reshape(h, w)).ravel() > 0
+        mine_near = counts((st == MINE).reshape(h, w)).ravel()
+        facts: dict[frozenset[int], int] = {}
+        for i in np.flatnonzero(revealed & near_unknown).tolist():
+            cells = frozenset(j for j in geo.around(i) if st[j] == UNKNOWN)
+            facts[cells] = int(flat[i]) - ord("0") - int(mine_near[i])
+        from .solver import _split
+
+        self.comps: list[_Comp] = []
+        self.comp_of: dict[int, int] = {}
+        self.ok = True
+        for part in _split(list(facts.items())):
+            got = arrangements.enumerate_facts(part)
+            if got is None:
+                self.ok = False
+                return
+            cells, rows = got
+            ks = rows.sum(axis=1, dtype=np.int64)
+            for c in cells:
+                self.comp_of[c] = len(self.comps)
+            self.comps.append(_Comp(cells, rows, ks, np.bincount(ks).astype(np.float64)))
+        self.unknown = np.flatnonzero(unknown).tolist()
+        self.interior = [c for c in self.unknown if c not in self.comp_of]
+        self.n_interior = len(self.interior)
+        span = sum(len(c.counts) - 1 for c in self.comps) + 1
+        log_in = _log_comb(self.n_interior, self.left - np.arange(span, dtype=np.int64))
+        top = float(log_in.max())
+        self.in_w: Floats = np.exp(log_in - top) if np.isfinite(top) else np.zeros(span)
+        self._log_in_top = top
+
+    def rest(self, excluded: set[int]) -> tuple[Floats, Floats]:
+        """For the excluded components holding k mines between them: the weight of
+        everything else, and the interior's expected density."""
+        others: Floats = np.ones(1)
+        kmax = 0
+        for n, c in enumerate(self.comps):
+            if n in excluded:
+                kmax += len(c.counts) - 1
+            else:
+                others = np.convolve(others, c.counts)
+                others /= others.max()
+        in_w = self.in_w
+        g = np.correlate(in_w[: kmax + len(others)], others, mode="valid")[: kmax + 1]
+        if self.n_interior:
+            share = (self.left - np.arange(len(in_w))) / self.n_interior
+            dens = np.correlate((in_w * share)[: kmax + len(others)], others, mode="valid")
+            rho = np.divide(dens[: kmax + 1], g, out=np.zeros(kmax + 1), where=g > 0)
+        else:
+            rho = np.zeros(kmax + 1)
+        return g, np.clip(rho, 0.0, 1.0)
+
+    def layout_count(self) -> int:
+        """How many arrangements of the whole board fit the view (exactly)."""
+        poly = [1]
+        for c in self.comps:
+            cp = [int(round(x)) for x in c.counts]
+            out = [0] * (len(poly) + len(cp) - 1)
+            for i, a in enumerate(poly):
+                if a:
+                    for j, b in enumerate(cp):
+                        out[i + j] += a * b
+            poly = out
+        return sum(
+            n * math.comb(self.n_interior, self.left - k)
+            for k, n in enumerate(poly)
+            if 0 <= self.left - k <= self.n_interior
+        )
+
+
+def choose(view: npt.NDArray[np.uint8], state: bytes | bytearray, mines: int) -> Guess | None:
+    """The guess for a view on which nothing is certain.
+
+    ``state`` marks the cells already known (``solver.SAFE``, ``solver.MINE``) as a
+    stuck analysis left them. None when a component has too many arrangements to
+    list: the caller then takes the safest cell by the counting's odds.
+    """
+    b = _Board(view, state, mines)
+    if not b.ok or not b.unknown:
+        return None
+    weights: list[Floats] = []
+    odds: dict[int, float] = {}
+    for n, c in enumerate(b.comps):
+        g, _ = b.rest({n})
+        w = g[c.ks]
+        weights.append(w)
+        total = float(w.sum())
+        p = (w @ c.rows) / total if total > 0 else np.zeros(len(c.cells))
+        for cell, pc in zip(c.cells, p.tolist(), strict=True):
+            odds[cell] = pc
+    p_in = 0.0
+    if b.n_interior:
+        _, rho = b.rest(set())
+        p_in = float(rho[0])
+        for cell in b.interior:
+            odds[cell] = p_in
+    safest = min(odds.values())
+    forced = _forced(b, odds)
+    if forced is not None:
+        cell, size = forced
+        return Guess(cell, odds[cell], "forced", safest, 0.0, 0.0, size)
+    if len(b.unknown) <= ENDGAME_CELLS and b.layout_count() <= ENDGAME_LAYOUTS:
+        got = _endgame(b, odds)
+        if got is not None:
+            cell, win = got
+            return Guess(cell, odds[cell], "endgame", safest, 0.0, win, 0)
+    return _ahead(b, odds, safest, weights)
+
+
+def _forced(b: _Board, odds: dict[int, float]) -> tuple[int, int] | None:
+    around = b.geo.around
+    for c in b.comps:
+        if len(c.rows) < 2 or c.ks.min() != c.ks.max():
+            continue
+        inside = set(c.cells)
+        col = {cell: n for n, cell in enumerate(c.cells)}
+        sealed = True
+        for cell in c.cells:
+            nbrs = [j for j in around(cell) if b.state[j] == UNKNOWN]
+            if any(j not in inside for j in nbrs):
+                sealed = False
+                break
+            safe_rows = c.rows[c.rows[:, col[cell]] == 0]
+            shown = safe_rows[:, [col[j] for j in nbrs]].sum(axis=1)
+            if shown.size and shown.min() != shown.max():
+                sealed = False
+                break
+        if sealed:
+            cell = min(c.cells, key=lambda x: (odds[x], x))
+            return cell, len(c.cells)
+    return None
+
+
+def _endgame(b: _Board, odds: dict[int, float]) -> tuple[int, float] | None:
+    """Every arrangement of the whole board, then the exhaustive search."""
+    cols = b.unknown
+    pos = {c: n for n, c in enumerate(cols)}
+    if math.prod(len(c.rows) for c in b.comps) > ENDGAME_LAYOUTS * 50:
+        return None
+    layouts = np.zeros((1, len(cols)), dtype=np.uint8)
+    for c in b.comps:
+        block = np.zeros((len(c.rows), len(cols)), dtype=np.uint8)
+        block[:, [pos[x] for x in c.cells]] = c.rows
+        layouts = (layouts[:, None, :] + block[None, :, :]).reshape(-1, len(cols))
+    need = b.left - layouts.sum(axis=1, dtype=np.int64)
+    inner = np.array([pos[x] for x in b.interior], dtype=np.int64)
+    full: list[npt.NDArray[np.uint8]] = []
+    for k in sorted(set(need.tolist())):
+        if not 0 <= k <= len(inner):
+            continue
+        rows = layouts[need == k]
+        picks = np.array(list(combinations(range(len(inner)), k)), dtype=np.int64)
+        block = np.repeat(rows, len(picks), axis=0)
+        if k:
+            which = np.tile(inner[picks.reshape(len(picks), k)], (len(rows), 1))
+            block[np.arange(len(block))[:, None], which] = 1
+        full.append(block)
+    if not full:
+        return None
+    table = np.vstack(full)
+    adj = np.zeros((len(cols), len(cols)), dtype=np.int16)
+    for c, n in pos.items():
+        for j in b.geo.around(c):
+            m = pos.get(j)
+            if m is not None:
+                adj[m, n] = 1
+    values = (table.astype(np.int16) @ adj).astype(np.int16)
+    # Safest first, then the cell with fewest hidden neighbours: likeliest to open.
+    hidden_nbrs = adj.sum(axis=0).tolist()
+    order = sorted(range(len(cols)), key=lambda n: (odds[cols[n]], hidden_nbrs[n], cols[n]))
+    got = endgame.best_cell(table, values, order)
+    if got is None:
+        return None
+    return cols[got[0]], got[1]
+
+
+def _ahead(b: _Board, odds: dict[int, float], safest: float, weights: list[Floats]) -> Guess:
+    around = b.geo.around
+    best_safety = 1.0 - safest
+    cands: list[int] = [
+        c for c, p in odds.items() if c in b.comp_of and 1.0 - p >= best_safety * BAND
+    ]
+    cands.sort(key=lambda c: (odds[c], c))
+    cands = cands[:MAX_CANDIDATES]
+    if b.n_interior and 1.0 - odds[b.interior[0]] >= best_safety * BAND:
+        # Interior cells differ only in what they touch: one per kind of neighbourhood.
+        seen: set[tuple[int, tuple[int, ...]]] = set()
+        inner: list[tuple[int, int, int]] = []
+        for c in b.interior:
+            nbrs = [j for j in around(c) if b.state[j] == UNKNOWN]
+            front = tuple(sorted(b.comp_of[j] for j in nbrs if j in b.comp_of))
+            touching = tuple(j for j in nbrs if j in b.comp_of)
+            kind = (len(nbrs), touching if front else ())
+            if kind in seen:
+                continue
+            seen.add(kind)
+            inner.append((len(nbrs) - len(touching), c, len(touching)))
+        inner.sort()
+        cands += [c for _, c, _ in inner[: MAX_CANDIDATES // 2]]
+    # The best chance elsewhere, per component left out.
+    best_in_comp = [1.0 - float(min(odds[x] for x in c.cells)) for c in b.comps]
+    scored: list[tuple[float, float, int, float, bool]] = []
+    for c in cands:
+        score, progress, dead = _look(b, c, odds, best_in_comp)
+        scored.append((score, 1.0 - odds[c], c, progress, dead))
+    live = [s for s in scored if not s[4]] or scored
+    score, safety, cell, progress, _ = max(live, key=lambda s: (s[0], s[1], -s[2]))
+    return Guess(cell, odds[cell], "ahead", safest, progress, 0.0, 0)
+
+
+def _look(
+    b: _Board, c: int, odds: dict[int, float], best_in_comp: list[float]
+) -> tuple[float, float, bool]:
+    """(chance to be safe and then safe again, chance of a certain next move, dead)."""
+    nbrs = [j for j in b.geo.around(c) if b.state[j] == UNKNOWN]
+    touched = sorted({b.comp_of[j] for j in nbrs if j in b.comp_of} | (
+        {b.comp_of[c]} if c in b.comp_of else set()
+    ))
+    inner_nbrs = [j for j in nbrs if j not in b.comp_of]
+    r = len(inner_nbrs)
+    # The merged arrangements of the components the cell touches.
+    rows: npt.NDArray[np.uint8] = np.zeros((1, 0), dtype=np.uint8)
+    ks = np.zeros(1, dtype=np.int64)
+    cells: list[int] = []
+    for n in touched:
+        comp = b.comps[n]
+        if len(rows) * len(comp.rows) > arrangements.MAX_ROWS:
+            return (1.0 - odds[c]) * max(best_in_comp, default=0.0), 0.0, False
+        rows = np.hstack((
+            np.repeat(rows, len(comp.rows), axis=0), np.tile(comp.rows, (len(rows), 1))
+        ))
+        ks = (ks[:, None] + comp.ks[None, :]).ravel()
+        cells.extend(comp.cells)
+    g, rho = b.rest(set(touched))
+    w = g[ks]
+    rho_s = rho[ks] if b.n_interior else np.zeros(len(ks))
+    pos = {x: n for n, x in enumerate(cells)}
+    f = rows[:, [pos[j] for j in nbrs if j in pos]].sum(axis=1, dtype=np.int64)
+    if c in pos:
+        safe_w = w * (rows[:, pos[c]] == 0)
+    else:
+        safe_w = w * (1.0 - rho_s)
+    total = float(w.sum())
+    if total <= 0:
+        return 0.0, 0.0, False
+    width = int(f.max()) + r + 1
+    table = np.zeros((len(w), width))
+    idx = np.arange(len(w))
+    for j in range(r + 1):
+        table[idx, f + j] += safe_w * math.comb(r, j) * rho_s**j * (1.0 - rho_s) ** (r - j)
+    # The best chance outside what the look-ahead recomputes.
+    outside = max((best_in_comp[n] for n in range(len(b.comps)) if n not in touched), default=0.0)
+    if b.n_interior - r - (c not in b.comp_of) > 0:
+        outside = max(outside, 1.0 - odds[b.interior[0]])
+    score = progress = 0.0
+    shows = 0
+    others = np.array([n for n, x in enumerate(cells) if x != c], dtype=np.int64)
+    sub = rows[:, others] if len(others) else rows[:, :0]
+    for v in range(width):
+        col = table[:, v]
+        mass = float(col.sum())
+        if mass <= 0:
+            continue
+        shows += 1
+        pv = mass / total
+        supp = col > 0
+        certain = bool(len(others)) and not bool(sub[supp].any(axis=0).all())
+        if r and not certain:
+            certain = bool((f[supp] == v).all())
+        if certain:
+            score += pv
+            progress += pv
+            continue
+        nxt = outside
+        if len(others):
+            after = (col @ sub) / mass
+            nxt = max(nxt, 1.0 - float(after.min()))
+        if r:
+            nxt = max(nxt, 1.0 - float((col * (v - f)).sum() / mass) / r)
+        score += pv * nxt
+    safe = float(safe_w.sum()) / total
+    dead = shows == 1 and progress == 0.0
+    return score, progress / safe if safe > 0 else 0.0, dead

@@ -1,0 +1,152 @@
+"""How often the hints win: games played through the pure engine, following the hints alone.
+
+Run from the repository root::
+
+    python -m tests.bench.winrate                          # 1,000 games per preset and start
+    python -m tests.bench.winrate --games 40000 --preset expert --start zero
+    python -m tests.bench.winrate --player hint --games 200   # one best_hint call per move
+
+Each game starts with a first click, then plays every move the hints give: reveal
+a safe cell or the suggested guess (certain mines need no flag to win). Two starts,
+as published solvers report them:
+
+- ``zero``: the first click at (3, 3) always opens an area (no mine on it or around it);
+- ``safe``: the first click in the corner (0, 0) is only safe, so it may show a number.
+
+``--player auto`` (the default) is :class:`service.engine.autoplay.AutoPlayer`,
+which keeps its deductions from move to move instead of analysing each view
+afresh, and reveals every certain cell at once; it makes exactly the guesses that
+``best_hint`` makes on the same views (the engine tests check that), so it wins
+exactly the same games, only faster. ``--player hint`` calls ``best_hint`` on the
+whole view before every move, as the service does.
+
+Games run in parallel on every core; each game's seed is its number, so a run is
+reproducible and a slice of seeds can be replayed. The interval is the Wilson 95 %
+score interval. CPU ms per game is measured inside each worker (wall time on a
+shared machine moves with others' load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator
+
+from service import engine
+from service.engine import solver
+from service.engine.settings import PRESETS
+
+# Published win rates for the same starts, in percent.
+PUBLISHED: dict[tuple[str, str], list[tuple[str, float]]] = {
+    ("beginner", "zero"): [("MineSweeperProb", 97.17)],
+    ("intermediate", "zero"): [("MineSweeperProb", 89.08)],
+    ("expert", "zero"): [("MineSweeperProb", 53.45), ("David Hill", 54.3)],
+    ("expert", "safe"): [("David Hill", 41.0)],
+}
+STARTS = {"zero": ("zero", 3, 3), "safe": ("safe", 0, 0)}
+
+Job = tuple[str, str, str, int, int]  # player, preset, start, first seed, games
+
+
+def play_hint(settings: engine.Settings, seed: int, start: str) -> tuple[bool, int]:
+    """One game, one ``best_hint`` call per move; returns (won, guesses)."""
+    first_click, x, y = STARTS[start]
+    game = engine.new_game(settings, seed=seed, now_ms=0, first_click=first_click)  # type: ignore[arg-type]
+    game, _ = engine.reveal(game, x, y, 0)
+    guesses = 0
+    while game.status == "playing":
+        hint = solver.best_hint(game.board(), game.mines)
+        assert hint is not None
+        if hint.kind == "mine":
+            game, _ = engine.flag(game, hint.x, hint.y, 0, "flag")
+            continue
+        guesses += hint.kind == "guess"
+        game, _ = engine.reveal(game, hint.x, hint.y, 0)
+    return game.status == "won", guesses
+
+
+def play_auto(settings: engine.Settings, seed: int, start: str) -> tuple[bool, int]:
+    from service.engine import autoplay
+
+    first_click, x, y = STARTS[start]
+    game = engine.new_game(settings, seed=seed, now_ms=0, first_click=first_click)  # type: ignore[arg-type]
+    game, _ = engine.reveal(game, x, y, 0)
+    return autoplay.play_out(game)
+
+
+def run_job(job: Job) -> tuple[int, int, int, float]:
+    """(games, wins, guesses, CPU seconds) for a slice of seeds."""
+    player, preset, start, first, count = job
+    settings = PRESETS[preset]
+    play = play_hint if player == "hint" else play_auto
+    wins = guesses = 0
+    t0 = time.process_time()
+    for seed in range(first, first + count):
+        won, g = play(settings, seed, start)
+        wins += won
+        guesses += g
+    return count, wins, guesses, time.process_time() - t0
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return centre - half, centre + half
+
+
+def jobs(player: str, preset: str, start: str, seed0: int, games: int, chunk: int) -> Iterator[Job]:
+    for first in range(seed0, seed0 + games, chunk):
+        yield player, preset, start, first, min(chunk, seed0 + games - first)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--games", type=int, default=1000, help="games per preset and start")
+    parser.add_argument("--preset", action="append", choices=list(PRESETS))
+    parser.add_argument("--start", action="append", choices=list(STARTS))
+    parser.add_argument("--player", choices=["auto", "hint"], default="auto")
+    parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--chunk", type=int, default=50, help="games per task")
+    args = parser.parse_args(argv)
+    presets = args.preset or list(PRESETS)
+    starts = args.start or list(STARTS)
+    load = os.getloadavg()[0]
+    print(f"player {args.player}, {args.workers} workers, seeds from {args.seed}, "
+          f"load average {load:.2f}", flush=True)
+    print(f"{'preset':<13}{'start':<6}{'games':>7}{'won':>7}{'win %':>8}{'95 % interval':>17}"
+          f"{'guesses':>9}{'cpu ms':>8}  published")
+    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+        for preset in presets:
+            for start in starts:
+                if preset != "expert" and start == "safe" and not args.start:
+                    continue  # published figures for the safe start are expert only
+                t0 = time.perf_counter()
+                n = wins = guesses = 0
+                cpu = 0.0
+                todo = jobs(args.player, preset, start, args.seed, args.games, args.chunk)
+                for got in pool.imap_unordered(run_job, todo):
+                    n += got[0]
+                    wins += got[1]
+                    guesses += got[2]
+                    cpu += got[3]
+                lo, hi = wilson(wins, n)
+                published = ", ".join(f"{who} {rate:.2f}" for who, rate in
+                                      PUBLISHED.get((preset, start), []))
+                print(f"{preset:<13}{start:<6}{n:>7}{wins:>7}{100 * wins / n:>8.2f}"
+                      f"{f'{100 * lo:.2f}-{100 * hi:.2f}':>17}{guesses / n:>9.2f}"
+                      f"{1000 * cpu / n:>8.1f}  {published}"
+                      f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
