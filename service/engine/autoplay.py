@@ -32,7 +32,7 @@ def _geometry(w: int, h: int) -> Geometry:
 
 
 class AutoPlayer:
-    """Plays one game from its current view; ``guesses`` counts the guesses taken."""
+    """Plays one game from its current view; ``guessed`` lists the cells it guessed."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -40,7 +40,7 @@ class AutoPlayer:
         n = game.width * game.height
         self.d = Deducer(self.geo, bytearray(n), track=False)
         self.cache: ComponentCache = {}
-        self.guesses = 0
+        self.guessed: list[int] = []
         self._learn([i for i, ch in enumerate(game.cells) if ZERO <= ch <= ZERO + 8])
 
     def _learn(self, opened: list[int]) -> None:
@@ -105,8 +105,8 @@ class AutoPlayer:
             hint = solver.stuck_hint(view, e.state, verdict, g.mines)
             if hint is None:
                 raise solver.InconsistentBoard("stuck with no hidden cell left")
-            self.guesses += 1
             found = [hint.y * g.width + hint.x]
+            self.guessed.extend(found)
         self._open(found)
         return self.game.status == "playing"
 
@@ -116,4 +116,4 @@ def play_out(game: Game) -> tuple[bool, int]:
     player = AutoPlayer(game)
     while player.step():
         pass
-    return player.game.status == "won", player.guesses
+    return player.game.status == "won", len(player.guessed)

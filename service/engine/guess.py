@@ -43,8 +43,12 @@ from .solver import MINE, UNKNOWN, Geometry
 
 GuessKind = Literal["forced", "endgame", "ahead"]
 
-# Candidates must be at least this share as safe as the safest cell.
+# Candidates must be at least this share as safe as the safest cell; interior cells,
+# which tell little about the frontier, a larger share.
 BAND = 0.9
+INTERIOR_BAND = 0.9
+# Weight of the chance of a certain next move over the two-step survival.
+PROGRESS = 0.0
 # Candidates looked ahead from, at most.
 MAX_CANDIDATES = 14
 # Arrangements of the whole board below which the endgame is searched exhaustively.
@@ -83,13 +87,14 @@ def _geometry(w: int, h: int) -> Geometry:
     return geo
 
 
-def _log_comb(n: int, k: npt.NDArray[np.int64]) -> Floats:
-    ok = (k >= 0) & (k <= n)
-    kk = np.where(ok, k, 0).astype(np.float64)
-    from scipy.special import gammaln
-
-    out: Floats = gammaln(n + 1) - gammaln(kk + 1) - gammaln(n - kk + 1)
-    return np.where(ok, out, -np.inf)
+def _log_comb(n: int, ks: npt.NDArray[np.int64]) -> Floats:
+    """log C(n, k) for each k; -inf where k is out of range."""
+    top = math.lgamma(n + 1)
+    return np.array(
+        [top - math.lgamma(k + 1) - math.lgamma(n - k + 1) if 0 <= k <= n else -math.inf
+         for k in ks.tolist()],
+        dtype=np.float64,
+    )
 
 
 class _Board:
@@ -293,7 +298,7 @@ def _ahead(b: _Board, odds: dict[int, float], safest: float, weights: list[Float
     ]
     cands.sort(key=lambda c: (odds[c], c))
     cands = cands[:MAX_CANDIDATES]
-    if b.n_interior and 1.0 - odds[b.interior[0]] >= best_safety * BAND:
+    if b.n_interior and 1.0 - odds[b.interior[0]] >= best_safety * INTERIOR_BAND:
         # Interior cells differ only in what they touch: one per kind of neighbourhood.
         seen: set[tuple[int, tuple[int, ...]]] = set()
         inner: list[tuple[int, int, int]] = []
@@ -391,4 +396,5 @@ def _look(
         score += pv * nxt
     safe = float(safe_w.sum()) / total
     dead = shows == 1 and progress == 0.0
-    return score, progress / safe if safe > 0 else 0.0, dead
+    progress = progress / safe if safe > 0 else 0.0
+    return score * (1.0 + PROGRESS * progress), progress, dead

@@ -283,3 +283,160 @@ def _check_against_brute_force(board: list[str], mines: int, a: Analysis) -> Non
 def _expected_mines(a: Analysis) -> float:
     interior = (a.interior or 0.0) * a.interior_cells
     return len(a.mines) + sum(p.mine for p in a.probabilities) + interior
+
+
+# ---------------------------------------------------------------------------
+# Guessing: forced guesses, the endgame, and the player that measures the hints
+
+
+def _view_of(mines: set[Coord], w: int, h: int, revealed: set[Coord]) -> list[str]:
+    layout = np.zeros((h, w), dtype=bool)
+    for x, y in mines:
+        layout[y, x] = True
+    counts = grid.counts(layout)
+    return [
+        "".join(str(counts[y, x]) if (x, y) in revealed else "#" for x in range(w))
+        for y in range(h)
+    ]
+
+
+def test_a_forced_guess_is_taken_first() -> None:
+    # (0, 0) and (1, 0) share one mine, seen only by the 1 and the 3 below them:
+    # no other cell can ever tell them apart. The open ground right of the wall
+    # of mines is far safer, but its guesses may yet be avoided; this one never can.
+    w, h = 9, 7
+    wall = {(2, 0), (2, 1), *((4, y) for y in range(h))}
+    revealed = {(x, y) for x in range(4) for y in range(h)} - wall - {(0, 0), (1, 0)}
+    rows = [list(row) for row in _view_of({(0, 0), (6, 3), (7, 5)} | wall, w, h, revealed)]
+    for x, y in wall:
+        rows[y][x] = "F"
+    board = ["".join(row) for row in rows]
+    assert board[:2] == ["##F4F####", "13F5F####"]
+    hint = best_hint(board, 12)
+    assert hint is not None and hint.kind == "guess"
+    assert (hint.x, hint.y) == (0, 0)
+    assert hint.mine_probability == pytest.approx(0.5)
+    assert "cannot be avoided" in hint.reason and "50%" in hint.reason
+    # Once the pair is settled, the guess is in the open ground.
+    rows[0][0], rows[0][1] = "F", "3"
+    board = ["".join(row) for row in rows]
+    hint = best_hint(board, 12)
+    assert hint is not None and hint.kind == "guess" and hint.x >= 5
+
+
+def test_a_guess_says_what_it_can_open() -> None:
+    # An expert opening with nothing certain: the reason gives the odds and the
+    # chance that the number shown makes the next move certain.
+    board = [
+        "##############################",
+        "##############################",
+        "###1112#######################",
+        "###1001#######################",
+        "###1001#######################",
+        "###2112#######################",
+        *["#" * 30] * 10,
+    ]
+    hint = best_hint(board, 99)
+    assert hint is not None and hint.kind == "guess"
+    assert "chance of a mine" in hint.reason
+    assert "next" in hint.reason
+    assert 0.0 < hint.mine_probability < 0.5
+
+
+def _reference_win(
+    layouts: list[frozenset[int]], cells: list[int], w: int, h: int,
+    memo: dict[frozenset[frozenset[int]], float] | None = None,
+) -> float:
+    """The best chance of winning, by plain recursion over sets of layouts."""
+    if len(layouts) == 1:
+        return 1.0
+    memo = {} if memo is None else memo
+    key = frozenset(layouts)
+    if key in memo:
+        return memo[key]
+    best = 0.0
+    for c in cells:
+        safe = [lay for lay in layouts if c not in lay]
+        if not safe:
+            continue
+        y, x = divmod(c, w)
+        around = {
+            ny * w + nx
+            for ny in range(max(0, y - 1), min(h, y + 2))
+            for nx in range(max(0, x - 1), min(w, x + 2))
+        } - {c}
+        parts: dict[int, list[frozenset[int]]] = {}
+        for lay in safe:
+            parts.setdefault(len(lay & around), []).append(lay)
+        if len(parts) == 1 and len(safe) == len(layouts):
+            continue
+        got = sum(len(p) * _reference_win(p, cells, w, h, memo) for p in parts.values())
+        best = max(best, got / len(layouts))
+    memo[key] = best
+    return best
+
+
+def test_the_endgame_search_finds_the_best_chance_of_winning() -> None:
+    from service.engine import endgame
+
+    rng = SplitMix64(77)
+    checked = 0
+    while checked < 25:
+        w, h = 2 + rng.below(3), 2 + rng.below(2)
+        n = w * h
+        m = 1 + rng.below(max(1, n // 3))
+        mines = set(rng.sample(list(range(n)), m))
+        # Reveal a few safe cells, as after some play.
+        safe = [i for i in range(n) if i not in mines]
+        shown = set(rng.sample(safe, rng.below(len(safe))))
+        board = _view_of({(i % w, i // w) for i in mines}, w, h, {(i % w, i // w) for i in shown})
+        hidden, found = _layouts(board, m)
+        layouts = [frozenset(lay) for lay in found]
+        if not 2 <= len(layouts) <= 40:
+            continue
+        table = np.zeros((len(layouts), len(hidden)), dtype=np.uint8)
+        for a, lay in enumerate(layouts):
+            for u, c in enumerate(hidden):
+                table[a, u] = c in lay
+        adj = np.zeros((len(hidden), len(hidden)), dtype=np.int16)
+        for u, c in enumerate(hidden):
+            for v, d in enumerate(hidden):
+                if u != v and abs(c % w - d % w) <= 1 and abs(c // w - d // w) <= 1:
+                    adj[u, v] = 1
+        got = endgame.best_cell(table, (table.astype(np.int16) @ adj), list(range(len(hidden))))
+        assert got is not None
+        assert got[1] == pytest.approx(_reference_win(layouts, hidden, w, h)), board
+        checked += 1
+
+
+@pytest.mark.parametrize(("preset", "seeds", "start"), [
+    ("beginner", range(12), "zero"), ("intermediate", range(6), "safe"), ("expert", range(2), "zero"),
+])
+def test_the_autoplayer_makes_exactly_the_guesses_of_best_hint(
+    preset: str, seeds: range, start: str
+) -> None:
+    """The win-rate bench trusts the fast player to play as one following
+    best_hint move by move: same guesses, same games won."""
+    from service import engine
+    from service.engine.autoplay import AutoPlayer
+
+    settings = engine.preset(preset)
+    for seed in seeds:
+        x, y = (3, 3) if start == "zero" else (0, 0)
+        game = engine.new_game(settings, seed=seed, now_ms=0, first_click=start)  # type: ignore[arg-type]
+        game, _ = engine.reveal(game, x, y, 0)
+        player = AutoPlayer(game)
+        while player.step():
+            pass
+        guessed: list[int] = []
+        while game.status == "playing":
+            hint = best_hint(game.board(), game.mines)
+            assert hint is not None and hint.kind != "mine" or hint is not None
+            if hint.kind == "mine":
+                game, _ = engine.flag(game, hint.x, hint.y, 0, "flag")
+                continue
+            if hint.kind == "guess":
+                guessed.append(hint.y * game.width + hint.x)
+            game, _ = engine.reveal(game, hint.x, hint.y, 0)
+        assert guessed == player.guessed, seed
+        assert game.status == player.game.status
