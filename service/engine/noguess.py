@@ -45,9 +45,12 @@ from .solver import (
     escalate,
 )
 
-# The largest board and the densest layouts for which a no-guess board is promised.
-MAX_CELLS = 40_000
-MAX_DENSITY = 0.25
+# The largest board, and the densest layouts by board size, for which a no-guess
+# board is promised: the denser the layout, the more the generator must perturb, so
+# the dense tiers stop at sizes whose worst case stays within a few seconds
+# (``python -m tests.bench.generate`` measures them).
+MAX_CELLS = 250_000
+DENSITY_TIERS: tuple[tuple[int, float], ...] = ((4_096, 0.35), (40_000, 0.25), (MAX_CELLS, 0.20))
 MIN_SIDE = 4
 # The generator's player must search exactly as far as a player's analysis does.
 BUDGET = DEFAULT_BUDGET
@@ -75,9 +78,18 @@ def check_settings(width: int, height: int, mines: int) -> None:
         )
 
 
+def max_density(cells: int) -> float:
+    """The densest no-guess layout promised on a board of ``cells`` cells."""
+    for limit, density in DENSITY_TIERS:
+        if cells <= limit:
+            return density
+    return 0.0
+
+
 def max_mines(width: int, height: int) -> int:
     """The most mines a no-guess board of this size may hold."""
-    return max(0, min(int(width * height * MAX_DENSITY), width * height - 9))
+    cells = width * height
+    return max(0, min(int(cells * max_density(cells)), cells - 9))
 
 
 def generate(width: int, height: int, mines: int, x: int, y: int, seed: int) -> grid.Bools:

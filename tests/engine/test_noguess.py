@@ -24,8 +24,11 @@ BOARDS = [
     ("intermediate", preset("intermediate"), 30),
     ("expert", preset("expert"), 30),
     ("custom 20x12 at 20%", custom(20, 12, 48), 15),
-    ("custom 8x30 at the density limit", custom(8, 30, 60), 15),
-    ("custom 5x5 at the density limit", custom(5, 5, 6), 40),
+    ("expert size at 30%", custom(30, 16, 144), 10),
+    ("custom 32x32 at 35%", custom(32, 32, 358), 4),
+    ("custom 8x30 at the density limit", custom(8, 30, 84), 15),
+    ("custom 5x5 at the density limit", custom(5, 5, 8), 40),
+    ("custom 4x4 at the density limit", custom(4, 4, 5), 40),
 ]
 
 
@@ -124,11 +127,13 @@ def test_check_settings_accepts_presets_and_large_custom_boards() -> None:
 @pytest.mark.parametrize(
     ("w", "h", "m", "words"),
     [
-        (9, 9, 30, "1 to 20 mines"),
+        (9, 9, 30, "1 to 28 mines"),
+        (32, 32, 400, "1 to 358 mines"),
         (100, 100, 3000, "1 to 2500 mines"),
-        (30, 16, 0, "1 to 120 mines"),
+        (500, 500, 50_001, "1 to 50000 mines"),
+        (30, 16, 0, "1 to 168 mines"),
         (3, 10, 2, "at least 4x4"),
-        (300, 300, 100, "at most"),
+        (600, 500, 100, "at most 250000 cells"),
     ],
 )
 def test_check_settings_rejects_what_cannot_be_promised(
