@@ -17,26 +17,14 @@ import numpy as np
 
 from . import moves, solver
 from .game import HIDDEN, ZERO, Game
-from .solver import SAFE, UNKNOWN, ComponentCache, Deducer, Geometry, escalate
-
-_geometries: dict[tuple[int, int], Geometry] = {}
-
-
-def _geometry(w: int, h: int) -> Geometry:
-    geo = _geometries.get((w, h))
-    if geo is None:
-        if len(_geometries) > 8:
-            _geometries.clear()
-        geo = _geometries[(w, h)] = Geometry(w, h, eager=True)
-    return geo
-
+from .solver import SAFE, UNKNOWN, ComponentCache, Deducer, escalate
 
 class AutoPlayer:
     """Plays one game from its current view; ``guessed`` lists the cells it guessed."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.geo = _geometry(game.width, game.height)
+        self.geo = solver.geometry(game.width, game.height)
         n = game.width * game.height
         self.d = Deducer(self.geo, bytearray(n), track=False)
         self.cache: ComponentCache = {}

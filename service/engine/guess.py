@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import arrangements, endgame
-from .solver import MINE, UNKNOWN, Geometry
+from .solver import MINE, UNKNOWN, geometry
 
 GuessKind = Literal["forced", "endgame", "ahead"]
 
@@ -75,18 +75,6 @@ class _Comp(NamedTuple):
     counts: Floats  # arrangements by mine count
 
 
-_geometries: dict[tuple[int, int], Geometry] = {}
-
-
-def _geometry(w: int, h: int) -> Geometry:
-    geo = _geometries.get((w, h))
-    if geo is None:
-        if len(_geometries) > 16:
-            _geometries.clear()
-        geo = _geometries[(w, h)] = Geometry(w, h)
-    return geo
-
-
 def _log_comb(n: int, ks: npt.NDArray[np.int64]) -> Floats:
     """log C(n, k) for each k; -inf where k is out of range."""
     top = math.lgamma(n + 1)
@@ -105,7 +93,7 @@ class _Board:
     ) -> None:
         h, w = view.shape
         self.w = w
-        self.geo = geo = _geometry(w, h)
+        self.geo = geo = geometry(w, h)
         flat = view.ravel()
         st = np.frombuffer(bytes(state), dtype=np.uint8)
         self.state = st

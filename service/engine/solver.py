@@ -157,6 +157,19 @@ class Geometry:
         return got
 
 
+_geometries: dict[tuple[int, int], Geometry] = {}
+
+
+def geometry(w: int, h: int) -> Geometry:
+    """The shared neighbour lists of one board size (every analysis of a size reuses them)."""
+    geo = _geometries.get((w, h))
+    if geo is None:
+        if len(_geometries) >= 16:
+            _geometries.clear()
+        geo = _geometries[(w, h)] = Geometry(w, h, eager=w * h <= 40_000)
+    return geo
+
+
 # ---------------------------------------------------------------------------
 # Stage 1: facts and the local rules
 
@@ -838,7 +851,7 @@ def deduce(
     revealed = (view >= _DIGIT0) & (view <= _DIGIT0 + 8)
     hidden = ~revealed
     state = bytearray(np.where(hidden, UNKNOWN, SAFE).astype(np.uint8).tobytes())
-    d = Deducer(Geometry(w, h), state)
+    d = Deducer(geometry(w, h), state)
     flat = view.ravel()
     for i in np.flatnonzero(revealed & grid.dilate(hidden)).tolist():
         d.add_number(i, int(flat[i]) - _DIGIT0)
@@ -947,15 +960,15 @@ def best_hint(board: Sequence[str], mines: int) -> Hint | None:
     """
     view = parse(board)
     d, verdict = deduce(view, mines)
-    a = _report(d, view, mines, verdict)
     flat = view.ravel()
     w = view.shape[1]
-    for dd in a.deductions:
-        if not dd.mine:
-            return Hint(dd.x, dd.y, "safe", 0.0, dd.reason)
-    for dd in a.deductions:
-        if dd.mine and flat[dd.y * w + dd.x] != ord("F"):
-            return Hint(dd.x, dd.y, "mine", 1.0, dd.reason)
+    # Only the hinted cell's reason is put in words: a view may settle dozens of cells.
+    for c in d.learnt:
+        if d.state[c] == SAFE:
+            return Hint(c % w, c // w, "safe", 0.0, _words(d.why[c], False, view, mines))
+    for c in d.learnt:
+        if flat[c] != ord("F"):
+            return Hint(c % w, c // w, "mine", 1.0, _words(d.why[c], True, view, mines))
     return stuck_hint(view, d.state, verdict, mines)
 
 

@@ -92,6 +92,30 @@ def run_job(job: Job) -> tuple[int, int, int, float]:
     return count, wins, guesses, time.process_time() - t0
 
 
+def hint_latency(games: int) -> tuple[list[float], list[float]]:
+    """ms per ``best_hint`` call on the views of expert games: every view the fast
+    player met, and those where the hint was a guess."""
+    from service.engine import autoplay
+
+    every: list[float] = []
+    guesses: list[float] = []
+    settings = PRESETS["expert"]
+    for seed in range(1, games + 1):
+        game = engine.new_game(settings, seed=seed, now_ms=0)
+        game, _ = engine.reveal(game, 3, 3, 0)
+        player = autoplay.AutoPlayer(game)
+        while player.game.status == "playing":
+            board = player.game.board()
+            t0 = time.perf_counter()
+            hint = solver.best_hint(board, player.game.mines)
+            ms = (time.perf_counter() - t0) * 1000
+            every.append(ms)
+            if hint is not None and hint.kind == "guess":
+                guesses.append(ms)
+            player.step()
+    return every, guesses
+
+
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
@@ -116,7 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--chunk", type=int, default=50, help="games per task")
+    parser.add_argument("--latency", type=int, default=0, metavar="GAMES",
+                        help="only time best_hint on the views of this many expert games")
     args = parser.parse_args(argv)
+    if args.latency:
+        every, guesses = hint_latency(args.latency)
+        print(f"best_hint on expert views, load average {os.getloadavg()[0]:.2f}")
+        for name, ms in (("every view", every), ("guesses", guesses)):
+            ms.sort()
+            print(f"{name:<11}{len(ms):>6} views  p50 {ms[len(ms) // 2]:.2f} ms  "
+                  f"p99 {ms[int(len(ms) * 0.99)]:.2f} ms  max {ms[-1]:.2f} ms")
+        return 0
     presets = args.preset or list(PRESETS)
     starts = args.start or list(STARTS)
     load = os.getloadavg()[0]
