@@ -19,6 +19,7 @@ from . import moves, solver
 from .game import HIDDEN, ZERO, Game
 from .solver import SAFE, UNKNOWN, ComponentCache, Deducer, escalate
 
+
 class AutoPlayer:
     """Plays one game from its current view; ``guessed`` lists the cells it guessed."""
 

@@ -46,9 +46,9 @@ GuessKind = Literal["forced", "endgame", "ahead"]
 # Candidates must be at least this share as safe as the safest cell; interior cells,
 # which tell little about the frontier, a larger share.
 BAND = 0.9
-INTERIOR_BAND = 0.9
+INTERIOR_BAND = 0.95
 # Weight of the chance of a certain next move over the two-step survival.
-PROGRESS = 0.0
+PROGRESS = 0.2
 # Candidates looked ahead from, at most.
 MAX_CANDIDATES = 14
 # Arrangements of the whole board below which the endgame is searched exhaustively.
@@ -119,19 +119,19 @@ class _Board:
             if got is None:
                 self.ok = False
                 return
-            cells, rows = got
+            comp_cells, rows = got
             ks = rows.sum(axis=1, dtype=np.int64)
-            for c in cells:
+            for c in comp_cells:
                 self.comp_of[c] = len(self.comps)
-            self.comps.append(_Comp(cells, rows, ks, np.bincount(ks).astype(np.float64)))
+            self.comps.append(_Comp(comp_cells, rows, ks, np.bincount(ks).astype(np.float64)))
         self.unknown = np.flatnonzero(unknown).tolist()
         self.interior = [c for c in self.unknown if c not in self.comp_of]
         self.n_interior = len(self.interior)
         span = sum(len(c.counts) - 1 for c in self.comps) + 1
         log_in = _log_comb(self.n_interior, self.left - np.arange(span, dtype=np.int64))
         top = float(log_in.max())
-        self.in_w: Floats = np.exp(log_in - top) if np.isfinite(top) else np.zeros(span)
-        self._log_in_top = top
+        in_w = np.exp(log_in - top) if np.isfinite(top) else np.zeros(span)
+        self.in_w: Floats = np.where(in_w > 1e-150, in_w, 0.0)
 
     def rest(self, excluded: set[int]) -> tuple[Floats, Floats]:
         """For the excluded components holding k mines between them: the weight of
@@ -152,13 +152,17 @@ class _Board:
             rho = np.divide(dens[: kmax + 1], g, out=np.zeros(kmax + 1), where=g > 0)
         else:
             rho = np.zeros(kmax + 1)
+        # Weights below this share of the largest change no choice, and left in they
+        # would sink into subnormal floats, which make the arithmetic 100 times slower.
+        top = float(g.max()) if g.size else 0.0
+        g = np.where(g > top * 1e-150, g / top if top > 0 else g, 0.0)
         return g, np.clip(rho, 0.0, 1.0)
 
     def layout_count(self) -> int:
         """How many arrangements of the whole board fit the view (exactly)."""
         poly = [1]
         for c in self.comps:
-            cp = [int(round(x)) for x in c.counts]
+            cp = [round(x) for x in c.counts]
             out = [0] * (len(poly) + len(cp) - 1)
             for i, a in enumerate(poly):
                 if a:
@@ -263,8 +267,8 @@ def _endgame(b: _Board, odds: dict[int, float]) -> tuple[int, float] | None:
         return None
     table = np.vstack(full)
     adj = np.zeros((len(cols), len(cols)), dtype=np.int16)
-    for c, n in pos.items():
-        for j in b.geo.around(c):
+    for cell, n in pos.items():
+        for j in b.geo.around(cell):
             m = pos.get(j)
             if m is not None:
                 adj[m, n] = 1
@@ -308,7 +312,7 @@ def _ahead(b: _Board, odds: dict[int, float], safest: float, weights: list[Float
         score, progress, dead = _look(b, c, odds, best_in_comp)
         scored.append((score, 1.0 - odds[c], c, progress, dead))
     live = [s for s in scored if not s[4]] or scored
-    score, safety, cell, progress, _ = max(live, key=lambda s: (s[0], s[1], -s[2]))
+    _, _, cell, progress, _ = max(live, key=lambda s: (s[0], s[1], -s[2]))
     return Guess(cell, odds[cell], "ahead", safest, progress, 0.0, 0)
 
 
@@ -340,10 +344,9 @@ def _look(
     rho_s = rho[ks] if b.n_interior else np.zeros(len(ks))
     pos = {x: n for n, x in enumerate(cells)}
     f = rows[:, [pos[j] for j in nbrs if j in pos]].sum(axis=1, dtype=np.int64)
-    if c in pos:
-        safe_w = w * (rows[:, pos[c]] == 0)
-    else:
-        safe_w = w * (1.0 - rho_s)
+    # The cell is safe: in its own component, where it holds no mine; in the
+    # interior, as often as the interior's density leaves it free.
+    safe_w = w * (rows[:, pos[c]] == 0) if c in pos else w * (1.0 - rho_s)
     total = float(w.sum())
     if total <= 0:
         return 0.0, 0.0, False
@@ -356,32 +359,29 @@ def _look(
     outside = max((best_in_comp[n] for n in range(len(b.comps)) if n not in touched), default=0.0)
     if b.n_interior - r - (c not in b.comp_of) > 0:
         outside = max(outside, 1.0 - odds[b.interior[0]])
-    score = progress = 0.0
-    shows = 0
+    # Every number the cell can show at once: its chance, whether it makes some cell
+    # certainly safe, and else the best chance of the next guess.
     others = np.array([n for n, x in enumerate(cells) if x != c], dtype=np.int64)
-    sub = rows[:, others] if len(others) else rows[:, :0]
-    for v in range(width):
-        col = table[:, v]
-        mass = float(col.sum())
-        if mass <= 0:
-            continue
-        shows += 1
-        pv = mass / total
-        supp = col > 0
-        certain = bool(len(others)) and not bool(sub[supp].any(axis=0).all())
-        if r and not certain:
-            certain = bool((f[supp] == v).all())
-        if certain:
-            score += pv
-            progress += pv
-            continue
-        nxt = outside
-        if len(others):
-            after = (col @ sub) / mass
-            nxt = max(nxt, 1.0 - float(after.min()))
-        if r:
-            nxt = max(nxt, 1.0 - float((col * (v - f)).sum() / mass) / r)
-        score += pv * nxt
+    sub = rows[:, others].astype(np.float64)
+    masses = table.sum(axis=0)
+    shown = masses > 0
+    table, masses = table[:, shown], masses[shown]
+    values = np.flatnonzero(shown)
+    support = (table > 0).astype(np.float64)
+    certain = np.zeros(len(values), dtype=bool)
+    nxt = np.full(len(values), outside)
+    if len(others):
+        certain |= ((support.T @ sub) == 0).any(axis=1)
+        after = (table.T @ sub) / masses[:, None]
+        nxt = np.maximum(nxt, 1.0 - after.min(axis=1))
+    if r:
+        gap = values[None, :] - f[:, None]
+        certain |= ~((support > 0) & (gap != 0)).any(axis=0)
+        nxt = np.maximum(nxt, 1.0 - (table * gap).sum(axis=0) / masses / r)
+    pv = masses / total
+    progress = float(pv[certain].sum())
+    score = progress + float((pv * nxt)[~certain].sum())
+    shows = len(values)
     safe = float(safe_w.sum()) / total
     dead = shows == 1 and progress == 0.0
     progress = progress / safe if safe > 0 else 0.0

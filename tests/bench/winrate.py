@@ -144,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="only time best_hint on the views of this many expert games")
     args = parser.parse_args(argv)
     if args.latency:
-        every, guesses = hint_latency(args.latency)
+        every, guessing = hint_latency(args.latency)
         print(f"best_hint on expert views, load average {os.getloadavg()[0]:.2f}")
-        for name, ms in (("every view", every), ("guesses", guesses)):
+        for name, ms in (("every view", every), ("guesses", guessing)):
             ms.sort()
             print(f"{name:<11}{len(ms):>6} views  p50 {ms[len(ms) // 2]:.2f} ms  "
                   f"p99 {ms[int(len(ms) * 0.99)]:.2f} ms  max {ms[-1]:.2f} ms")
