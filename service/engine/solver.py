@@ -23,6 +23,9 @@ Each stage feeds what it learns back into the first. The counting is exact but
 capped by a search budget per component; a component over budget only takes part
 through sound bounds on its mine count, and its cells' odds are then estimates
 (``Analysis.exact`` says so).
+
+When every stage is stuck, :func:`best_hint` leaves the choice of the guess to
+:mod:`guess`, which weighs what each candidate can open, not only its odds.
 """
 
 from __future__ import annotations
@@ -1025,17 +1028,19 @@ def _guess_words(g: guess.Guess) -> str:
         )
     if g.mine <= g.safest + 1e-9:
         words = f"no cell is certain; this one has the lowest chance of a mine ({_pct(g.mine)}%)"
+        link = "and"
     else:
         words = (
-            f"no cell is certain; this one has {risk}, close to the lowest "
+            f"no cell is certain; this one has {risk}, a little more than the lowest "
             f"({_pct(g.safest)}%)"
         )
+        link = "but"
     if g.progress > 0:
         return words + (
-            f", and if it is safe, a {_pct(g.progress)}% chance that its number makes "
+            f", {link} if it is safe, a {_pct(g.progress)}% chance that its number makes "
             "the next move certain"
         )
-    return words + ", and what it shows leaves the best odds for the next guess"
+    return words + f", {link} what it shows leaves the best odds for the next guess"
 
 
 def _roomiest_interior(view: npt.NDArray[np.uint8], state: bytearray) -> Coord | None:
