@@ -121,6 +121,9 @@ def test_check_settings_accepts_presets_and_large_custom_boards() -> None:
         check_settings(s.width, s.height, s.mines)
     check_settings(100, 100, 2000)
     check_settings(100, 100, max_mines(100, 100))
+    check_settings(30, 16, 144)
+    check_settings(64, 64, 1433)
+    check_settings(500, 500, 50_000)
     check_settings(4, 4, 1)
 
 
@@ -129,6 +132,7 @@ def test_check_settings_accepts_presets_and_large_custom_boards() -> None:
     [
         (9, 9, 30, "1 to 28 mines"),
         (32, 32, 400, "1 to 358 mines"),
+        (65, 64, 1400, "1 to 1040 mines"),  # past 4,096 cells, the 25% tier
         (100, 100, 3000, "1 to 2500 mines"),
         (500, 500, 50_001, "1 to 50000 mines"),
         (30, 16, 0, "1 to 168 mines"),
