@@ -5,6 +5,7 @@ Run from the repository root::
     python -m tests.bench.winrate                          # 1,000 games per preset and start
     python -m tests.bench.winrate --games 40000 --preset expert --start zero
     python -m tests.bench.winrate --player hint --games 200   # one best_hint call per move
+    python -m tests.bench.winrate --latency 100    # best_hint CPU time on expert views
 
 Each game starts with a first click, then plays every move the hints give: reveal
 a safe cell or the suggested guess (certain mines need no flag to win). Two starts,
