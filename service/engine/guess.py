@@ -54,6 +54,9 @@ MAX_CANDIDATES = 14
 # Arrangements of the whole board below which the endgame is searched exhaustively.
 ENDGAME_LAYOUTS = 120
 ENDGAME_CELLS = 60
+# Past this many frontier components (a big board), weighing each against all the
+# others costs more than a hint may take: the caller's safest-cell choice is used.
+MAX_COMPONENTS = 80
 
 Floats = npt.NDArray[np.float64]
 
@@ -114,7 +117,11 @@ class _Board:
         self.comps: list[_Comp] = []
         self.comp_of: dict[int, int] = {}
         self.ok = True
-        for part in _split(list(facts.items())):
+        parts = _split(list(facts.items()))
+        if len(parts) > MAX_COMPONENTS:
+            self.ok = False
+            return
+        for part in parts:
             got = arrangements.enumerate_facts(part)
             if got is None:
                 self.ok = False
