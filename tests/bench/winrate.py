@@ -39,8 +39,8 @@ from collections.abc import Iterator
 
 from service import engine
 from service.engine import solver
-from service.engine.solver import MINE
 from service.engine.settings import PRESETS
+from service.engine.solver import MINE
 
 # Published win rates for the same starts, in percent.
 PUBLISHED: dict[tuple[str, str], list[tuple[str, float]]] = {
