@@ -62,8 +62,12 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         ge=0, description="moves a second per game token (0: no limit)"
     )] = 30
     auth_failure_limit: Annotated[float, Meta(
-        ge=0, description="wrong tokens or unknown games a minute per client address (0: off)"
+        ge=0, description="wrong tokens, unknown games and unknown players a minute per "
+        "client address (0: off)"
     )] = 60
+    register_rate_limit: Annotated[float, Meta(
+        ge=0, description="players registered a minute per client address (0: no limit)"
+    )] = 10
     max_sockets_per_client: Annotated[int, Meta(
         ge=1, description="open WebSockets per client address in each process"
     )] = 32

@@ -62,4 +62,10 @@ def decode(decoder: msgspec.json.Decoder[T], data: bytes | str) -> T:
         return converted
 
 
+def milliseconds(stamp: str) -> int:
+    """The time a :func:`timestamp` names, in ms since the epoch."""
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return int(moment.timestamp()) * 1000 + moment.microsecond // 1000
+
+
 json_encoder = msgspec.json.Encoder()

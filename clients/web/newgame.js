@@ -1,8 +1,8 @@
 // What a new game is made of: the body of POST /games for a level, for today's daily
 // board, or for "another one like this", from the player's preferences (question marks,
-// no guessing, the name sent as `player`). Pure functions of the preferences and the game.
-
-import { PLAYER_NAME } from "./storage.js";
+// no guessing). Pure functions of the preferences and the game. No typed name goes with
+// a game any more (the service answers 422): a name is a registered player's, and a game
+// is theirs when made with their token.
 
 export const PRESETS = {
   beginner: { width: 9, height: 9, mines: 10 },
@@ -10,18 +10,9 @@ export const PRESETS = {
   expert: { width: 30, height: 16, mines: 99 },
 };
 
-/** The name sent with new games, if a valid one is set. */
-export function playerName(prefs) {
-  const name = (prefs.player || "").trim();
-  return PLAYER_NAME.test(name) ? name : null;
-}
-
 /** The options every new game takes from the preferences. */
 export function gameOptions(prefs) {
-  const options = { question_marks: Boolean(prefs.questionMarks), no_guess: Boolean(prefs.noGuess) };
-  const player = playerName(prefs);
-  if (player) options.player = player;
-  return options;
+  return { question_marks: Boolean(prefs.questionMarks), no_guess: Boolean(prefs.noGuess) };
 }
 
 /** A game of `level`: a preset, or "custom" with the custom board kept in the preferences. */
@@ -43,15 +34,11 @@ export function settingsLike(prefs, game) {
 
 /** Today's shared board of a preset (no-guess when that is on). */
 export function dailySettings(prefs, preset) {
-  const settings = { daily: preset, no_guess: Boolean(prefs.noGuess) };
-  const player = playerName(prefs);
-  if (player) settings.player = player;
-  return settings;
+  return { daily: preset, no_guess: Boolean(prefs.noGuess) };
 }
 
 /** Whether a reset (which keeps a game's settings) gives the game the preferences ask for. */
 export function resetKeepsPrefs(prefs, game) {
   return game.questionMarks === Boolean(prefs.questionMarks)
-    && game.noGuess === Boolean(prefs.noGuess)
-    && (game.player || null) === playerName(prefs);
+    && game.noGuess === Boolean(prefs.noGuess);
 }

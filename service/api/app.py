@@ -19,7 +19,7 @@ from starlette.types import Scope
 
 from .. import engine, metrics, store, wire
 from ..config import Config
-from . import backends, events, games, leaderboards, problems, replays
+from . import backends, events, games, leaderboards, player_events, players, problems, replays
 from .backends import Backends
 from .middleware import RequestContext
 from .ratelimit import Limits, RateLimitMiddleware, RateLimits
@@ -96,6 +96,7 @@ def create_app(config: Config | None = None) -> Starlette:
         b = Backends(
             config=config,
             games=store.GameStore(redis, ttl_seconds=config.game_ttl, buckets=buckets),
+            players=store.PlayerStore(redis, game_ttl_seconds=config.game_ttl),
             events=store.Events(listener),
             leaderboards=store.Leaderboards(redis),
             rate_limits=RateLimits(limits, buckets),
@@ -131,7 +132,12 @@ def create_app(config: Config | None = None) -> Starlette:
         Route("/games/{game_id}/hint", games.hint, methods=["POST"]),
         Route("/games/{game_id}/replay", replays.replay),
         Route("/leaderboards/{preset}", leaderboards.leaderboard),
+        Route("/players", players.register, methods=["POST"]),
+        # Before /players/{player_id}, which "me" would match too.
+        Route("/players/me", players.me, methods=["GET", "PATCH"]),
+        Route("/players/{player_id}", players.get_player),
         WebSocketRoute("/games/{game_id}/events", events.events),
+        WebSocketRoute("/players/me/events", player_events.player_events),
     ]
     if WEB.is_dir():
         routes.append(WebClient(list(routes), WEB))
@@ -141,7 +147,7 @@ def create_app(config: Config | None = None) -> Starlette:
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(config.cors_origins),
-                allow_methods=["GET", "POST"],
+                allow_methods=["GET", "POST", "PATCH"],
                 allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
                 expose_headers=["Location", "Retry-After", "X-Request-ID"],
             )

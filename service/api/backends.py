@@ -1,5 +1,5 @@
-"""What a request works with: the settings, the stores, the events and the rate limits,
-built once at start-up."""
+"""What a request works with: the settings, the stores (games, players, leaderboards),
+the events and the rate limits, built once at start-up."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
 from ..config import Config
-from ..store import Events, GameStore, Leaderboards
+from ..store import Events, GameStore, Leaderboards, PlayerStore
 
 if TYPE_CHECKING:
     from .ratelimit import RateLimits
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class Backends:
     config: Config
     games: GameStore
+    players: PlayerStore
     events: Events
     leaderboards: Leaderboards
     rate_limits: RateLimits

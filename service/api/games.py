@@ -1,6 +1,7 @@
 """The endpoints of ``/games``: create, read and reset a game, and every change a player
 makes to one (moves, pause and resume, hints). Each decodes the request and hands
-the change to the move service (``moves.py``)."""
+the change to the move service (``moves.py``). A game created with a player's token
+is that player's."""
 
 from __future__ import annotations
 
@@ -8,12 +9,20 @@ import functools
 import secrets
 from collections.abc import Awaitable, Callable
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from .. import engine, wire
+from ..store import Owner
 from . import backends, daily, moves, views
-from .auth import bearer_token, hash_token, load_authorised
+from .auth import (
+    bearer_token,
+    hash_token,
+    load_authorised,
+    optional_bearer_token,
+    player_of_token,
+)
 from .backends import Backends
 from .problems import ApiError
 from .requests import (
@@ -50,10 +59,18 @@ def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:
     return engine.custom(body.width, body.height, body.mines, max_cells=max_cells)
 
 
+# ``player`` once took any name; a name is now a player's own (``POST /players``).
+NO_PLAYER_FIELD = (
+    "'player' is no longer taken: register with POST /players and create games with "
+    "the player's token ('Authorization: Bearer <token>'); the game then shows the "
+    "player's name"
+)
+
+
 async def start_game(
-    b: Backends, settings: engine.Settings, options: wire.NewGame
+    b: Backends, settings: engine.Settings, options: wire.NewGame, owner: Owner | None
 ) -> wire.CreatedGame:
-    """Make and store a new game: its view and its token."""
+    """Make and store a new game, ``owner``'s if given: its view and its token."""
     now = now_ms()
     date = None
     opened: list[engine.ChangedCell] = []
@@ -77,10 +94,14 @@ async def start_game(
     game_id = secrets.token_hex(16)
     token = secrets.token_urlsafe(32)
     await b.games.create(
-        game_id, game, hash_token(token), options.player,
-        daily=date, ranked=ranked, opened=opened,
+        game_id, game, hash_token(token), owner, daily=date, ranked=ranked, opened=opened
     )
-    view = views.game_view(game_id, game, now, player=options.player, daily=date)
+    view = views.game_view(
+        game_id, game, now,
+        player_id=owner.player_id if owner else None,
+        player=owner.name if owner else None,
+        daily=date,
+    )
     return wire.CreatedGame(game=view, token=token)
 
 
@@ -91,9 +112,16 @@ def _created(created: wire.CreatedGame) -> Response:
 
 
 async def create_game(request: Request) -> Response:
-    body = await read_body(request, wire.NewGame, empty_ok=True)
+    token = optional_bearer_token(request)
+    owner = await player_of_token(request, token) if token is not None else None
+    try:
+        body = await read_body(request, wire.NewGame, empty_ok=True)
+    except msgspec.ValidationError as exc:
+        if "unknown field `player`" in str(exc):
+            raise ApiError(422, "invalid_request", NO_PLAYER_FIELD) from None
+        raise
     b = backends.of(request)
-    return _created(await start_game(b, settings_of(body, b.config.max_cells), body))
+    return _created(await start_game(b, settings_of(body, b.config.max_cells), body, owner))
 
 
 async def get_game(request: Request) -> Response:
@@ -112,12 +140,9 @@ async def reset_game(request: Request) -> Response:
     old = record.game
     settings = engine.Settings(old.width, old.height, old.mines, old.preset)
     options = wire.NewGame(
-        first_click=old.first_click,
-        no_guess=old.no_guess,
-        question_marks=old.question_marks,
-        player=record.player,
+        first_click=old.first_click, no_guess=old.no_guess, question_marks=old.question_marks
     )
-    created = await start_game(b, settings, options)
+    created = await start_game(b, settings, options, record.owner)
     next_id = created.game.id
     await b.games.reset(game_id, next_id, wire.json_encoder.encode(wire.Reset(next_id)))
     return _created(created)

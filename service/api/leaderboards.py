@@ -1,4 +1,5 @@
-"""``GET /leaderboards/{preset}``: best times of won, unassisted games."""
+"""``GET /leaderboards/{preset}``: best times of registered players' won, unassisted
+games, the humans' (or with ``bot=true`` the bots'), under each player's name now."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from .responses import MsgspecResponse
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: \d takes any script's
 
 
-def _flag(raw: str | None) -> bool:
+def _flag(name: str, raw: str | None) -> bool:
     if raw in (None, "false", "0"):
         return False
     if raw in ("true", "1"):
         return True
-    raise ApiError(422, "invalid_request", "no_guess is true or false")
+    raise ApiError(422, "invalid_request", f"{name} is true or false")
 
 
 def _limit(raw: str | None) -> int:
@@ -35,22 +36,27 @@ async def leaderboard(request: Request) -> Response:
     preset = request.path_params["preset"]
     if preset not in engine.PRESETS:
         raise ApiError(404, "not_found", f"no leaderboard for {preset!r}")
-    no_guess = _flag(request.query_params.get("no_guess"))
+    no_guess = _flag("no_guess", request.query_params.get("no_guess"))
+    bot = _flag("bot", request.query_params.get("bot"))
     limit = _limit(request.query_params.get("limit"))
     date = request.query_params.get("date")
     if date is not None and not _DATE.fullmatch(date):
         raise ApiError(422, "invalid_request", "date is YYYY-MM-DD")
-    board = store.board_name(preset, no_guess, date)
-    entries = await backends.of(request).leaderboards.top(board, limit)
+    board = store.board_name(preset, no_guess, date, bot=bot)
+    b = backends.of(request)
+    entries = await b.leaderboards.top(board, limit)
+    names = await b.players.names_of(list({e.player_id for e in entries}))
     return MsgspecResponse(
         wire.Leaderboard(
             preset=preset,
             no_guess=no_guess,
+            bot=bot,
             date=date,
             entries=[
                 wire.LeaderboardEntry(
                     rank=rank,
-                    player=e.player,
+                    player_id=e.player_id,
+                    player=names.get(e.player_id, e.player),
                     elapsed_ms=e.elapsed_ms,
                     bbbv=e.bbbv,
                     bbbv_per_second=round(e.bbbv / max(e.elapsed_ms, 1) * 1000, 3),

@@ -4,16 +4,15 @@
 One loop for all of them: load the game (a move takes its rate limits in the same
 round trip), check the token, apply a pure engine change, commit it against the
 write counter it was loaded at, and on a lost race load again and apply it again.
-Moves, pause and resume, and hints come through here, and so does what follows a
-commit (a win's leaderboard entry): a match's moves and a player's stats belong
-here too.
+Moves, pause and resume, and hints come through here. A change that ends a player's
+game also counts it in the player's stats with the same commit, and is then ranked
+(``endings.py``); a match's moves belong here too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import random
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -23,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import engine, metrics, store, wire
 from ..store import Record
-from . import views
+from . import endings, views
 from .auth import authorise, hash_token
 from .backends import Backends
 from .problems import ApiError
@@ -32,7 +31,6 @@ from .requests import now_ms
 from .turns import busy, turn
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 64
 # Boards past this many cells make whole-board work long enough to stall other requests.
@@ -156,14 +154,22 @@ async def change(
                     412, "version_conflict",
                     f"the game is at version {record.game.version}, not {if_match}",
                 )
-            outcome = await _off_loop(step, record.game, now_ms(), heavy=heavy(record.game))
+            now = now_ms()
+            outcome = await _off_loop(step, record.game, now, heavy=heavy(record.game))
             if outcome.game == record.game:
                 return outcome.answer  # nothing to store
             saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
-            if await b.games.commit(game_id, record.rev, outcome.game, outcome.diff, saved):
+            ending = None
+            if record.player_id is not None and endings.ends(record, outcome.game):
+                ending = await endings.prepare(b, game_id, record, outcome.game, now)
+            if await b.games.commit(
+                game_id, record.rev, outcome.game, outcome.diff, saved,
+                **(endings.commit_options(record, ending) if ending else {}),
+            ):
                 if outcome.diff is not None:
                     _COMMITTED[kind].inc()
-                await _committed(b, game_id, record, outcome.game)
+                if ending is not None:
+                    await endings.settle(b, game_id, record, outcome.game, ending, now)
                 return outcome.answer
             # Another change won the race: back off a little, with jitter, and apply this
             # one to its result.
@@ -201,12 +207,6 @@ def _first_answer(stored: bytes, fingerprint: bytes) -> bytes:
     return answer
 
 
-async def _committed(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
-    """What follows a committed change: a win enters its leaderboard."""
-    if game.status == "won" and record.game.status != "won":
-        await enter_leaderboard(b, game_id, record, game)
-
-
 def heavy(game: engine.Game) -> bool:
     """Whether a change may take long: a big board, or a no-guess board still to be built."""
     return game.width * game.height > HEAVY_CELLS or (game.no_guess and not game.placed)
@@ -218,22 +218,3 @@ async def _off_loop(fn: Callable[..., T], *args: Any, heavy: bool) -> T:
     if heavy:
         return await run_in_threadpool(fn, *args)
     return fn(*args)
-
-
-async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
-    """Rank a win: presets only, no chosen seed, no hints."""
-    if game.preset is None or game.clicks.hints or not (record.ranked or record.daily):
-        return
-    entry = store.Entry(
-        game_id=game_id,
-        player=record.player or "anonymous",
-        elapsed_ms=game.elapsed_ms(game.ended_at or 0),
-        ended_at=game.ended_at or 0,
-        bbbv=game.bbbv,
-    )
-    board = store.board_name(game.preset, game.no_guess, record.daily)
-    try:
-        await b.leaderboards.record(board, entry)
-    except store.StoreUnavailable:
-        # The win itself is committed; only its ranking is lost.
-        log.warning("could not enter game %s in leaderboard %s", game_id, board)

@@ -1,10 +1,10 @@
-"""Rate limits: per client address, per game token, and on failed auth.
+"""Rate limits: per client address, per token, on failed auth, and on registrations.
 
-Failed tokens and unknown games draw on a small per-address bucket, and every
-request needs that bucket not to be empty, so ids and tokens cannot be guessed
-at speed. A move takes its buckets in the script that loads its game (see
+Failed tokens, unknown games and unknown players draw on a small per-address bucket,
+and every request needs that bucket not to be empty, so ids and tokens cannot be
+guessed at speed. A move takes its buckets in the script that loads its game (see
 ``moves.py``); every other request takes them here, before it is handled, and so
-does a WebSocket before it serves.
+does a WebSocket before it serves. A registration also takes from a bucket of its own.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 MOVE = re.compile(r"/games/[^/]+/(reveal|flag|chord)")
 UNLIMITED = frozenset({"/healthz", "/readyz", "/metrics"})
 FAILURES = frozenset({401, 403, 404})
+# The paths whose 401, 403 and 404 are wrong tokens or guessed ids.
+GUARDED = ("/games", "/players")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Limits:
     requests: Limit | None
     failures: Limit | None
     moves: Limit | None
+    registrations: Limit | None = None
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
@@ -46,6 +49,10 @@ class Limits:
                 Limit.per_minute(config.auth_failure_limit) if config.auth_failure_limit else None
             ),
             moves=Limit.per_second(config.move_rate_limit) if config.move_rate_limit else None,
+            registrations=(
+                Limit.per_minute(config.register_rate_limit)
+                if config.register_rate_limit else None
+            ),
         )
 
     @property
@@ -79,6 +86,15 @@ class RateLimits:
         if wait:
             raise refusal(wait, "client")
 
+    async def register(self, address: str) -> None:
+        """Take a registration from ``address``'s bucket; 429 when it is empty."""
+        limit = self.limits.registrations
+        if not limit:
+            return
+        wait = await self.buckets.take([Take(keys.client_registrations(address), limit)], now_ms())
+        if wait:
+            raise refusal(wait, "register")
+
     async def charge_failure(self, address: str) -> None:
         """Count a failed token or unknown game against ``address``."""
         if not self.limits.failures:
@@ -99,7 +115,7 @@ def refusal(wait_ms: int, scope: str) -> ApiError:
 
 class RateLimitMiddleware:
     """Admits every HTTP request but a move (which takes its limits as it loads its
-    game), and charges the failures of those under ``/games``."""
+    game), and charges the failures of those under ``/games`` and ``/players``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -125,5 +141,5 @@ class RateLimitMiddleware:
             await send(message)
 
         await self.app(scope, receive, watch)
-        if status in FAILURES and scope["path"].startswith("/games"):
+        if status in FAILURES and scope["path"].startswith(GUARDED):
             await rate_limits.charge_failure(address)

@@ -64,6 +64,7 @@ async def replay(request: Request) -> Response:
             no_guess=game.no_guess,
             question_marks=game.question_marks,
             daily=record.daily,
+            player_id=record.player_id,
             player=record.player,
             seed=game.seed,
             status="won" if game.status == "won" else "lost",

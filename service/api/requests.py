@@ -1,4 +1,4 @@
-"""What a request says: its headers, JSON body, game id, ``If-Match`` and
+"""What a request says: its headers, JSON body, game or player id, ``If-Match`` and
 ``Idempotency-Key``, the client's address, and the server time it is handled at."""
 
 from __future__ import annotations
@@ -17,13 +17,15 @@ from .problems import ApiError
 
 T = TypeVar("T")
 
+# Game and player ids alike: 128 random bits in lower-case hex.
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,128}")
 _IF_MATCH = re.compile(r'\s*(?:W/)?"?(\d{1,18})"?\s*')
 _HEADERS = "minesweeper.headers"
 
 _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {
-    kind: msgspec.json.Decoder(kind) for kind in (wire.NewGame, wire.Cell, wire.FlagCell)
+    kind: msgspec.json.Decoder(kind)
+    for kind in (wire.NewGame, wire.Cell, wire.FlagCell, wire.NewPlayer, wire.PlayerRename)
 }
 
 
@@ -80,6 +82,14 @@ def game_id_of(conn: HTTPConnection) -> str:
     if not _GAME_ID.fullmatch(game_id):
         raise ApiError(404, "not_found", "no such game")
     return game_id
+
+
+def player_id_of(conn: HTTPConnection) -> str:
+    """The player id in the path; an id that cannot exist is a 404 like an unknown one."""
+    player_id: str = conn.path_params["player_id"]
+    if not _GAME_ID.fullmatch(player_id):
+        raise ApiError(404, "not_found", "no such player")
+    return player_id
 
 
 def if_match(request: Request) -> int | None:

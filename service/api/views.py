@@ -1,4 +1,5 @@
-"""What a player sees: the wire view of a game, the diff of a change, its stats.
+"""What a player sees: the wire view of a game, the diff of a change, its stats; and
+the public view of a player.
 
 The board of a view goes through :func:`visible_board`, so a paused game shows
 nothing; a diff lists only the cells a move changed, and says whether the game is
@@ -7,9 +8,13 @@ paused, so a client hides its board while it is.
 
 from __future__ import annotations
 
+import msgspec
+
 from .. import engine, wire
-from ..store import Record
+from ..store import PlayerRecord, Recent, Record
 from ..wire import optional_timestamp, timestamp
+
+_held = msgspec.json.Decoder(wire.Held)
 
 
 def visible_board(game: engine.Game) -> list[str]:
@@ -41,9 +46,11 @@ def game_view(
     game: engine.Game,
     now: int,
     *,
+    player_id: str | None = None,
     player: str | None = None,
     daily: str | None = None,
     next_id: str | None = None,
+    held: wire.Held | None = None,
 ) -> wire.GameView:
     return wire.GameView(
         id=game_id,
@@ -58,9 +65,11 @@ def game_view(
         no_guess=game.no_guess,
         question_marks=game.question_marks,
         paused=game.paused,
+        player_id=player_id,
         player=player,
         daily=daily,
         next_id=next_id,
+        held=held,
         board=visible_board(game),
         created_at=timestamp(game.created_at),
         started_at=optional_timestamp(game.started_at),
@@ -74,7 +83,8 @@ def game_view(
 def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
     return game_view(
         game_id, record.game, now,
-        player=record.player, daily=record.daily, next_id=record.next_id,
+        player_id=record.player_id, player=record.player, daily=record.daily,
+        next_id=record.next_id, held=_held.decode(record.held) if record.held else None,
     )
 
 
@@ -114,3 +124,54 @@ def board_text(game_id: str, game: engine.Game, now: int) -> str:
         f"version {game.version}  {game.width}x{game.height}  game {game_id}"
     )
     return "\n".join([*visible_board(game), "", state]) + "\n"
+
+
+# ---- players -------------------------------------------------------------------------------
+
+
+def player_view(player: PlayerRecord) -> wire.PlayerView:
+    def board(preset: str, kind: str) -> wire.BoardStats:
+        def count(name: str) -> int | None:
+            return player.counters.get(f"{preset}:{kind}:{name}")
+
+        rate = count("best_bps")
+        return wire.BoardStats(
+            played=count("played") or 0,
+            won=count("won") or 0,
+            best_ms=count("best_ms"),
+            best_bbbv_per_s=rate / 1000 if rate else None,
+            streak=count("streak") or 0,
+            best_streak=count("best_streak") or 0,
+        )
+
+    def preset(name: str) -> wire.PresetStats:
+        return wire.PresetStats(classic=board(name, "classic"), no_guess=board(name, "noguess"))
+
+    return wire.PlayerView(
+        id=player.id,
+        name=player.name,
+        bot=player.bot,
+        created_at=timestamp(player.created_at),
+        stats=wire.PlayerStats(
+            beginner=preset("beginner"),
+            intermediate=preset("intermediate"),
+            expert=preset("expert"),
+        ),
+        ratings={},
+        recent=[recent_game(r) for r in player.recent],
+    )
+
+
+def recent_game(r: Recent) -> wire.RecentGame:
+    return wire.RecentGame(
+        id=r.id,
+        kind=r.kind,
+        preset=r.preset,
+        no_guess=r.no_guess,
+        daily=r.daily,
+        result="won" if r.won else "lost",
+        elapsed_ms=r.elapsed_ms,
+        bbbv_per_second=r.bbbv_per_s_milli / 1000 if r.bbbv_per_s_milli else None,
+        assisted=r.assisted,
+        ended_at=timestamp(r.ended_at),
+    )

@@ -1,11 +1,10 @@
-"""A game's events as they happen: one Redis pub/sub listener per process, a bounded
-queue per subscriber.
+"""Live fan-out: one Redis pub/sub listener per process, a bounded queue per subscriber.
 
-A diff (or a reset) is published once, by the script that commits it, on the game's
-channel; every
-replica that has subscribers for that game receives it and hands the same bytes
-to each local subscriber's queue. A subscriber that falls behind is marked
-overflowed instead of buffered without bound; its socket is then closed.
+A game's diff (or reset) is published once, by the script that commits it, on the
+game's channel; what a player's socket is told goes on the player's channel the same
+way. Every replica that has subscribers for a channel receives its messages and hands
+the same bytes to each local subscriber's queue. A subscriber that falls behind is
+marked overflowed instead of buffered without bound; its socket is then closed.
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ RESYNC = b""
 
 
 class Subscription:
-    def __init__(self, game_id: str, size: int) -> None:
-        self.game_id = game_id
+    def __init__(self, channel: str, size: int) -> None:
+        self.channel = channel
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(size)
         self.overflowed = asyncio.Event()
 
@@ -68,15 +67,22 @@ class Events:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
 
+    def game(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Subscription]:
+        """A game's diffs and resets."""
+        return self.subscribe(keys.channel(game_id))
+
+    def player(self, player_id: str) -> contextlib.AbstractAsyncContextManager[Subscription]:
+        """What a player's socket is told."""
+        return self.subscribe(keys.player_channel(player_id))
+
     @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:
+    async def subscribe(self, channel: str) -> AsyncIterator[Subscription]:
         """Yields once Redis confirmed the subscription, so nothing published after
         this point can be missed."""
-        sub = Subscription(game_id, self.queue_size)
-        channel = keys.channel(game_id)
+        sub = Subscription(channel, self.queue_size)
         async with self._lock:
-            first = game_id not in self._subscribers
-            self._subscribers.setdefault(game_id, set()).add(sub)
+            first = channel not in self._subscribers
+            self._subscribers.setdefault(channel, set()).add(sub)
             if first:
                 self._confirmed[channel] = asyncio.Event()
                 try:
@@ -97,10 +103,10 @@ class Events:
             yield sub
         finally:
             async with self._lock:
-                subs = self._subscribers.get(game_id, set())
+                subs = self._subscribers.get(channel, set())
                 subs.discard(sub)
                 if not subs:
-                    self._subscribers.pop(game_id, None)
+                    self._subscribers.pop(channel, None)
                     self._confirmed.pop(channel, None)
                     if self._pubsub is not None:
                         with contextlib.suppress(Exception):
@@ -138,8 +144,7 @@ class Events:
             if event is not None:
                 event.set()
         elif kind == "message":
-            game_id = keys.game_id_of_channel(channel)
-            for sub in tuple(self._subscribers.get(game_id, ())):
+            for sub in tuple(self._subscribers.get(channel, ())):
                 sub.offer(message["data"])
 
     async def _reconnect(self) -> None:
@@ -151,7 +156,7 @@ class Events:
             while True:
                 try:
                     await self._ensure_pubsub()
-                    channels = [keys.channel(g) for g in self._subscribers]
+                    channels = list(self._subscribers)
                     if channels:
                         await self._pubsub.subscribe(*channels)
                     break

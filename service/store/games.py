@@ -1,6 +1,10 @@
 """Games in Redis: a hash per game (write counter, snapshot, token hash, player,
 successor...), a stream of its diffs and resets, and idempotency records, all under
 the game's hash tag. The scripts that change them are the ``.lua`` files beside this one.
+
+The commit that ends a player's game counts it in the player's stats: in the same
+script on a single Redis; on a cluster the tally waits in the game's hash for a second
+step (``players.py``), which counts it once whoever runs it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from .. import engine
 from . import keys
 from .connection import Redis, RedisCluster
 from .errors import GameNotFound, RateLimited, redis_errors
+from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
 from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
 from .scripts import source
 
@@ -25,7 +30,7 @@ IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # grow without bound.
 STREAM_MAXLEN = 100_000
 
-_COMMIT = source("commit.lua")
+_COMMIT = TALLY_FUNCTION + source("commit.lua")
 _CREATE = source("create.lua")
 _RESET = source("reset.lua")
 # A move's game, its idempotent answer and its rate limits in one call.
@@ -53,6 +58,7 @@ class Record(msgspec.Struct, frozen=True):
     rev: bytes
     game: engine.Game
     token_hash: bytes
+    # The name the player had when the game was made.
     player: str | None
     # The game a reset started from this one.
     next_id: str | None
@@ -60,6 +66,19 @@ class Record(msgspec.Struct, frozen=True):
     daily: str | None = None
     ranked: bool = False
     idempotent: bytes | None = None
+    # The player the game belongs to: their id, the hash of their token, and whether
+    # they are a bot.
+    player_id: str | None = None
+    player_token_hash: bytes | None = None
+    bot: bool = False
+    # Why a won game was held off the human leaderboards (JSON of ``wire.Held``).
+    held: bytes | None = None
+
+    @property
+    def owner(self) -> Owner | None:
+        if self.player_id is None or self.player is None or self.player_token_hash is None:
+            return None
+        return Owner(self.player_id, self.player, self.player_token_hash, self.bot)
 
 
 class GameStore:
@@ -82,17 +101,23 @@ class GameStore:
         game_id: str,
         game: engine.Game,
         token_hash: bytes,
-        player: str | None,
+        owner: Owner | None,
         *,
         daily: str | None = None,
         ranked: bool = False,
         opened: Sequence[engine.ChangedCell] = (),
     ) -> None:
-        """Store a new game; ``opened`` are the cells its board opened before the first
-        move (a daily board's start), kept for its replay."""
+        """Store a new game, its player's if ``owner`` says whose; ``opened`` are the
+        cells its board opened before the first move (a daily board's start), kept for
+        its replay."""
         fields: dict[Any, Any] = {"rev": 0, "snap": engine.encode(game), "tok": token_hash}
-        if player:
-            fields["player"] = player
+        if owner:
+            # The player's token hash is kept with the game, so a move made with it is
+            # checked without reading the player.
+            fields.update(
+                player=owner.name, pid=owner.player_id, ptok=owner.token_hash,
+                bot=int(owner.bot),
+            )
         if daily:
             fields["daily"] = daily
         if ranked:
@@ -139,7 +164,7 @@ class GameStore:
                 if reply[0]:
                     raise RateLimited(int(reply[0]))
                 _, fields, idempotent = reply
-        rev, snap, tok, player, next_id, daily, ranked = fields
+        rev, snap, tok, player, next_id, daily, ranked, pid, ptok, bot, held = fields
         if rev is None or snap is None:
             raise GameNotFound(game_id)
         return Record(
@@ -151,6 +176,10 @@ class GameStore:
             daily=daily.decode() if daily else None,
             ranked=ranked == b"1",
             idempotent=idempotent,
+            player_id=pid.decode() if pid else None,
+            player_token_hash=ptok or None,
+            bot=bot == b"1",
+            held=held or None,
         )
 
     async def _load_on_cluster(
@@ -186,16 +215,29 @@ class GameStore:
         game: engine.Game,
         diff: bytes | None,
         idempotent: tuple[str, bytes] | None = None,
+        *,
+        held: bytes = b"",
+        tally: tuple[str, bytes] | None = None,
     ) -> bool:
-        """Store ``game`` if nothing was written since ``rev``; False when beaten to it."""
+        """Store ``game`` if nothing was written since ``rev``; False when beaten to it.
+
+        ``held`` says why a won game stays off the human leaderboards; ``tally`` (the
+        player's id and the encoded tally) counts the game that this change ends in its
+        player's stats, in this script except on a cluster (then see
+        :meth:`PlayerStore.count <service.store.players.PlayerStore.count>`).
+        """
         idem_key, idem_value = idempotent if idempotent else (None, b"")
+        player_id, tally_blob = tally if tally else (None, b"")
+        game_keys = [
+            keys.game(game_id),
+            keys.events(game_id),
+            keys.idempotency(game_id, idem_key) if idem_key else keys.game(game_id),
+        ]
+        if player_id and not self.cluster:
+            game_keys += [keys.player(player_id), keys.player_recent(player_id)]
         with redis_errors():
             result = await self._commit(
-                keys=[
-                    keys.game(game_id),
-                    keys.events(game_id),
-                    keys.idempotency(game_id, idem_key) if idem_key else keys.game(game_id),
-                ],
+                keys=game_keys,
                 args=[
                     rev,
                     engine.encode(game),
@@ -207,11 +249,23 @@ class GameStore:
                     IDEMPOTENCY_TTL_MS,
                     STREAM_MAXLEN,
                     secrets.token_bytes(12),
+                    held,
+                    tally_blob,
+                    RECENT_KEPT,
                 ],
             )
         if result == -1:
             raise GameNotFound(game_id)
         return bool(result == 1)
+
+    async def moves_before_end(self, game_id: str, count: int) -> list[bytes]:
+        """The game's last ``count`` diffs, newest first: how the moves were spaced."""
+        with redis_errors():
+            entries = cast(
+                list[Any],
+                await self.redis.xrevrange(keys.events(game_id), count=count),
+            )
+        return [fields[b"d"] for entry_id, fields in entries if entry_id.endswith(b"-0")]
 
     async def reset(self, game_id: str, next_id: str, message: bytes) -> None:
         """Remember the game that a reset started from this one, and append and publish

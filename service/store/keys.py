@@ -1,8 +1,10 @@
 """Every Redis key the service uses, and nothing else builds one.
 
 Every key of a game carries the hash tag ``{<id>}``, so the whole game lives in one
-Redis Cluster slot and one Lua script can touch all of it. A leaderboard's keys
-share their own tag, as do a client's rate-limit buckets.
+Redis Cluster slot and one Lua script can touch all of it. A player's keys share the
+tag ``{p:<id>}``, the names of all players the tag ``{names}`` (so a name is claimed
+and released in one script), a leaderboard's keys their own tag, as do a client's
+rate-limit buckets.
 """
 
 # ---- a game ---------------------------------------------------------------------------------
@@ -27,8 +29,43 @@ def channel(game_id: str) -> str:
     return f"ms:{{{game_id}}}:live"
 
 
-def game_id_of_channel(name: str) -> str:
-    return name[name.index("{") + 1 : name.index("}")]
+
+# ---- a player -------------------------------------------------------------------------------
+
+
+def player(player_id: str) -> str:
+    """The hash: token hash, bot, creation time, and the counters of the player's stats."""
+    return f"ms:{{p:{player_id}}}:player"
+
+
+def player_recent(player_id: str) -> str:
+    """The list of the player's last finished games, newest first."""
+    return f"ms:{{p:{player_id}}}:recent"
+
+
+def player_pending(player_id: str) -> str:
+    """On a cluster: the games whose ending may not be counted yet (sorted set, by time)."""
+    return f"ms:{{p:{player_id}}}:pending"
+
+
+def player_counted(player_id: str) -> str:
+    """On a cluster: the games already counted in the player's stats (sorted set, by time)."""
+    return f"ms:{{p:{player_id}}}:counted"
+
+
+def player_channel(player_id: str) -> str:
+    """The pub/sub channel of the player's socket."""
+    return f"ms:{{p:{player_id}}}:live"
+
+
+def name_owners() -> str:
+    """The hash: a name in lower case -> the id of the player who has it."""
+    return "ms:{names}:owners"
+
+
+def player_names() -> str:
+    """The hash: a player's id -> their name as they wrote it."""
+    return "ms:{names}:names"
 
 
 # ---- rate limits ----------------------------------------------------------------------------
@@ -46,8 +83,13 @@ def client_failures(address: str) -> str:
 
 
 def token_moves(token_hash: bytes) -> str:
-    """The bucket of the moves made with one game token."""
+    """The bucket of the moves made with one token (a game's or a player's)."""
     return f"ms:{{rl:{token_hash[:12].hex()}}}:moves"
+
+
+def client_registrations(address: str) -> str:
+    """The bucket of the players registered from a client address."""
+    return f"ms:{{rl:{address}}}:registrations"
 
 
 # ---- leaderboards and daily boards ----------------------------------------------------------

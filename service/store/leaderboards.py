@@ -1,7 +1,7 @@
 """Best times of won games, in a sorted set per board kind, kept to the top N.
 
-A leaderboard's keys share their own hash tag, so one script updates both the
-ranking and the entry details on Redis Cluster too.
+Humans and bots have boards of their own. A leaderboard's keys share their own hash
+tag, so one script updates both the ranking and the entry details on Redis Cluster too.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ KEEP = 1000
 
 class Entry(msgspec.Struct, array_like=True, frozen=True):
     game_id: str
+    player_id: str
+    # The player's name when they won: shown only if the name can no longer be found.
     player: str
     elapsed_ms: int
     ended_at: int
@@ -31,9 +33,10 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder(Entry).decode
 
 
-def board_name(preset: str, no_guess: bool, date: str | None = None) -> str:
+def board_name(preset: str, no_guess: bool, date: str | None = None, *, bot: bool) -> str:
     kind = "noguess" if no_guess else "classic"
-    return f"daily:{date}:{preset}:{kind}" if date else f"{preset}:{kind}"
+    who = "bots" if bot else "humans"
+    return f"daily:{date}:{preset}:{kind}:{who}" if date else f"{who}:{preset}:{kind}"
 
 
 class Leaderboards:

@@ -6,7 +6,7 @@
 -- Returns {wait} while a bucket is empty, else {0, the game's FIELDS, idempotent answer}.
 
 -- The game's fields as a move loads them; store/games.py reads this list from here.
-local FIELDS = {'rev', 'snap', 'tok', 'player', 'next', 'daily', 'ranked'}
+local FIELDS = {'rev', 'snap', 'tok', 'player', 'next', 'daily', 'ranked', 'pid', 'ptok', 'bot', 'held'}
 
 if #KEYS > 2 then
   local wait = take(KEYS, 3, ARGV, 2)

@@ -27,8 +27,9 @@ FIRST = (4, 4)
 
 VIEW_FIELDS = {
     "id", "version", "status", "width", "height", "mines", "mines_left", "preset",
-    "first_click", "no_guess", "question_marks", "paused", "player", "daily", "next_id", "board",
-    "created_at", "started_at", "ended_at", "elapsed_ms", "server_time", "stats",
+    "first_click", "no_guess", "question_marks", "paused", "player_id", "player", "daily",
+    "next_id", "held", "board", "created_at", "started_at", "ended_at", "elapsed_ms",
+    "server_time", "stats",
 }
 DIFF_FIELDS = {
     "type", "version", "status", "paused", "move", "cells", "mines_left", "started_at",
@@ -51,8 +52,11 @@ def assert_problem(r: httpx.Response, status: int, code: str) -> dict[str, Any]:
     return body
 
 
-def test_create_answers_201_with_a_location_and_a_full_view(client: httpx.Client) -> None:
-    r = client.post("/games", json={"preset": "expert", "player": "ann"})
+def test_create_answers_201_with_a_location_and_a_full_view(
+    client: httpx.Client, api: Api
+) -> None:
+    ann = api.register()
+    r = client.post("/games", json={"preset": "expert"}, headers=ann.auth)
     assert r.status_code == 201
     data = r.json()
     assert set(data) == {"game", "token"}
@@ -60,7 +64,8 @@ def test_create_answers_201_with_a_location_and_a_full_view(client: httpx.Client
     assert set(view) >= VIEW_FIELDS
     assert r.headers["location"] == f"/games/{view['id']}"
     assert (view["width"], view["height"], view["mines"]) == (30, 16, 99)
-    assert view["status"] == "ready" and view["version"] == 0 and view["player"] == "ann"
+    assert view["status"] == "ready" and view["version"] == 0
+    assert (view["player_id"], view["player"], view["held"]) == (ann.id, ann.name, None)
     assert view["board"] == ["#" * 30] * 16
     assert view["started_at"] is None and view["ended_at"] is None and view["elapsed_ms"] == 0
     # The Location answers with the same game.
@@ -289,7 +294,8 @@ def test_board_as_text(api: Api, client: httpx.Client) -> None:
 def test_reset_starts_a_new_game_and_tells_subscribers(
     api: Api, client: httpx.Client, live_server: str
 ) -> None:
-    game = api.create(width=12, height=10, mines=20, question_marks=True, player="bob")
+    bob = api.register()
+    game = api.create(width=12, height=10, mines=20, question_marks=True, owner=bob)
     api.reveal(game, 5, 5)
     host = urlsplit(live_server).netloc
     with connect(f"ws://{host}/games/{game.id}/events", open_timeout=30) as ws:
@@ -308,7 +314,8 @@ def test_reset_starts_a_new_game_and_tells_subscribers(
         assert r.headers["location"] == f"/games/{new.id}"
         v = new.view
         assert (v["width"], v["height"], v["mines"], v["question_marks"], v["player"]) == (
-            12, 10, 20, True, "bob")
+            12, 10, 20, True, bob.name)
+        assert v["player_id"] == bob.id
         assert v["status"] == "ready" and v["version"] == 0
 
         message = json.loads(ws.recv(timeout=30))

@@ -1,9 +1,11 @@
 """No hidden information leaves the server before the game ends.
 
 A twin game (same seed, settings and first click) is lost on purpose to learn where
-the mines are; then a game in progress is played through every endpoint and the
-WebSocket, and every byte it sends (bodies, headers, messages, the service log) is
-checked for the seed, the token hash, the packed layout and any mine position.
+the mines are; then a player's game in progress is played through every endpoint and
+the WebSockets (the game's and the player's), and every byte it sends (bodies,
+headers, messages, the service log) is checked for the seed, the tokens and their
+hashes (the game's, its player's, another player's), the packed layout and any mine
+position.
 """
 
 from __future__ import annotations
@@ -92,8 +94,14 @@ def test_no_secret_leaves_the_server_while_a_game_is_on(redis_url: str) -> None:
         mines = learn_mines(api, SETTINGS, FIRST)
         rec = Recorder()
 
-        created = rec.response("create", c.post("/games", json=SETTINGS))
+        registered = rec.response("register", c.post("/players", json={}))
+        player_id, player_token = registered.json()["player"]["id"], registered.json()["token"]
+        player_auth = {"Authorization": f"Bearer {player_token}"}
+        other = rec.response("register other", c.post("/players", json={"bot": True}))
+        other_token = other.json()["token"]
+        created = rec.response("create", c.post("/games", json=SETTINGS, headers=player_auth))
         game_id, token = created.json()["game"]["id"], created.json()["token"]
+        assert created.json()["game"]["player_id"] == player_id
         auth = {"Authorization": f"Bearer {token}"}
         host = urlsplit(svc.url).netloc
         ws_url = f"ws://{host}/games/{game_id}/events"
@@ -157,9 +165,41 @@ def test_no_secret_leaves_the_server_while_a_game_is_on(redis_url: str) -> None:
             rec.response(what, r)
             assert r.status_code >= 400
 
+        # The player's token moves too; another player's does not, nor is a game token
+        # a player's.
+        move("flag", *safe_hidden[6], headers=player_auth)
+        other_auth = {"Authorization": f"Bearer {other_token}"}
+        for what, r in [
+            ("other's token", c.post(f"/games/{game_id}/flag", json={"x": 0, "y": 0},
+                                     headers=other_auth)),
+            ("game token as a player's", c.get("/players/me", headers=auth)),
+            ("no player", c.get("/players/me")),
+            ("unknown player", c.get(f"/players/{'0' * 32}")),
+        ]:
+            rec.response(what, r)
+            assert r.status_code in (401, 403, 404), (what, r.text)
+
         # Every read.
         rec.response("view", c.get(f"/games/{game_id}"))
         rec.response("text", c.get(f"/games/{game_id}", headers={"Accept": "text/plain"}))
+        rec.response("player", c.get(f"/players/{player_id}"))
+        rec.response("me", c.get("/players/me", headers=player_auth))
+        rec.response("other", c.get(f"/players/{other.json()['player']['id']}"))
+
+        # The player's own socket: a wrong token, then the right one and a rename.
+        player_ws = f"ws://{host}/players/me/events"
+        with connect(player_ws, open_timeout=30) as refused:
+            refused.send(json.dumps({"type": "auth", "token": token}))
+            rec.message("player socket, game token", refused.recv(timeout=30))
+        own = stack.enter_context(connect(player_ws, open_timeout=30))
+        own.send(json.dumps({"type": "auth", "token": player_token}))
+        rec.message("player socket", own.recv(timeout=30))
+        renamed = rec.response("rename", c.patch(
+            "/players/me", json={"name": f"renamed-{player_id[:6]}"}, headers=player_auth))
+        assert renamed.status_code == 200
+        update = rec.message("player socket update", own.recv(timeout=30))
+        assert update["player"]["name"] == renamed.json()["name"]
+        own.close()
 
         # Moves and errors over the socket, and replays from the stream.
         mover = ws("mover")
@@ -193,18 +233,20 @@ def test_no_secret_leaves_the_server_while_a_game_is_on(redis_url: str) -> None:
         # The service's own log at info level.
         log = svc.output()
 
-    token_hash = hashlib.sha256(token.encode()).digest()
+    hashes = [hashlib.sha256(t.encode()).digest() for t in (token, player_token, other_token)]
     layout = packed(mines, 16, 16)
-    needles = [str(SEED), f"{SEED:x}", f"{SEED:X}", *encodings(token_hash),
+    needles = [str(SEED), f"{SEED:x}", f"{SEED:X}", *(e for h in hashes for e in encodings(h)),
                *encodings(layout), *encodings(SEED.to_bytes(8, "big")),
                *encodings(SEED.to_bytes(8, "little"))]
     texts = [*rec.texts, ("service log", log)]
+    # Each token is in the one answer that hands it out, and nowhere else.
+    shown = {token: "create", player_token: "register", other_token: "register other"}
     for what, text in texts:
         for needle in needles:
             assert needle not in text, (what, needle)
-        if what != "create":
-            assert token not in text, what
-    assert token not in log
+        for secret, where in shown.items():
+            if what != where:
+                assert secret not in text, (what, where)
 
     # Every board and every changed cell shows only what a player may see.
     assert len(rec.boards) >= 4 and len(rec.cells) >= 10

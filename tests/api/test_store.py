@@ -72,7 +72,8 @@ def test_embedded_redis_keeps_games_across_restarts(data_dir: str) -> None:
     try:
         with httpx.Client(base_url=svc.url, timeout=30) as c:
             api = Api(c)
-            game = api.create(preset="intermediate", seed=99, player="kim")
+            kim = api.register()
+            game = api.create(preset="intermediate", seed=99, owner=kim)
             api.reveal(game, 8, 8)
             api.flag(game, 0, 0)
             before = api.view(game)
@@ -86,12 +87,16 @@ def test_embedded_redis_keeps_games_across_restarts(data_dir: str) -> None:
         with httpx.Client(base_url=svc.url, timeout=30) as c:
             api = Api(c)
             after = api.view(game)
-            for key in ("version", "board", "status", "player", "mines_left", "started_at",
-                        "created_at", "stats"):
+            for key in ("version", "board", "status", "player_id", "player", "mines_left",
+                        "started_at", "created_at", "stats"):
                 assert after[key] == before[key], key
-            # The token survived too, and play goes on from the same version.
+            # The tokens survived too (the game's and its player's), and play goes on from
+            # the same version.
             diff = api.flag(game, 1, 0)
             assert diff["version"] == before["version"] + 1
+            assert api.player(kim)["name"] == kim.name
+            r = c.post(f"/games/{game.id}/flag", json={"x": 2, "y": 0}, headers=kim.auth)
+            assert r.status_code == 200 and r.json()["version"] == before["version"] + 2
     finally:
         svc.stop()
 

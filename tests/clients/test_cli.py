@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from minesweeper import Client
 from minesweeper.wire import CreatedGame, Diff, GameView, Hint, Leaderboard, Replay, Snapshot
 
 from tests.support import solve
+from tests.support.play import unique_name
 
 from .conftest import FIRST, command, mines_of, safe_cells
 
@@ -28,7 +28,7 @@ def new_game(cli: Any, *args: str) -> CreatedGame:
 def test_help(cli: Any) -> None:
     out = cli("--help", url=False).stdout
     for name in ("new", "show", "reveal", "flag", "chord", "watch", "play", "hint", "pause",
-                 "resume", "replay", "leaderboard"):
+                 "resume", "replay", "leaderboard", "register", "profile", "rename"):
         assert name in out
 
 
@@ -246,7 +246,9 @@ def test_pause_and_resume(cli: Any, live_server: str) -> None:
 def test_replay_after_a_loss(cli: Any, live_server: str) -> None:
     with Client(live_server) as client:
         mines = mines_of(client, seed=312, preset="beginner")
-    game_id = new_game(cli, "--seed", "312", "--player", "cli-replay").game.id
+    name = unique_name("cli")
+    cli("register", name)
+    game_id = new_game(cli, "--seed", "312").game.id
     mx, my = sorted(mines)[-1]
     cli("flag", game_id, str(mx), str(my), "--mark", "flag")  # before the clock starts
     cli("reveal", game_id, *map(str, FIRST))
@@ -258,7 +260,7 @@ def test_replay_after_a_loss(cli: Any, live_server: str) -> None:
     cli("reveal", game_id, *map(str, fatal))
     lines = cli("replay", game_id).stdout.splitlines()
     assert re.fullmatch(rf"game {game_id}  beginner 9x9, 10 mines  lost in \d+\.\ds", lines[0])
-    assert lines[1] == "player cli-replay  seed 312"
+    assert lines[1] == f"player {name}  seed 312"
     assert lines[2] == "5 moves (time from the first reveal):"
     moves = [line.split() for line in lines[3:8]]
     assert [m[0] for m in moves] == ["v1", "v2", "v3", "v4", "v5"]
@@ -290,24 +292,28 @@ def test_replay_of_a_forced_guess(cli: Any, live_server: str) -> None:
 
 
 def test_leaderboard_after_a_win(cli: Any, live_server: str) -> None:
-    name = f"cli-{secrets.token_hex(4)}"
+    name = unique_name("cli")
+    bot = json.loads(cli("register", name, "--bot", "--json").stdout)
     with httpx.Client(base_url=live_server, timeout=30) as http:
-        game_id, _ = solve.win(http, preset="beginner", player=name)
+        game_id, _ = solve.win(http, preset="beginner", player_token=bot["token"])
     board = msgspec.json.decode(
-        cli("leaderboard", "beginner", "--limit", "100", "--json").stdout, type=Leaderboard
+        cli("leaderboard", "beginner", "--bots", "--limit", "100", "--json").stdout,
+        type=Leaderboard,
     )
+    assert board.bot
     entry = next((e for e in board.entries if e.game_id == game_id), None)
     if entry is None:  # a board shared with other tests, full of faster times
         assert len(board.entries) == 100
         return
-    lines = cli("leaderboard", "beginner", "--limit", "100").stdout.splitlines()
-    assert lines[0] == "beginner, classic: best times"
+    assert entry.player_id == bot["player"]["id"]
+    lines = cli("leaderboard", "beginner", "--bots", "--limit", "100").stdout.splitlines()
+    assert lines[0] == "beginner, classic, bots: best times"
     assert lines[1].split() == ["rank", "time", "3BV", "3BV/s", "player", "when"]
     row = lines[1 + entry.rank].split()
     assert row[0] == str(entry.rank) and row[4] == name
     assert row[1] == f"{entry.elapsed_ms / 1000:.3f}s" and row[2] == str(entry.bbbv)
     assert " ".join(row[5:]) == entry.ended_at[:16].replace("T", " ")
-    top = cli("leaderboard", "beginner", "--limit", "1").stdout.splitlines()
+    top = cli("leaderboard", "beginner", "--bots", "--limit", "1").stdout.splitlines()
     assert top[:3] == lines[:3] and len(top) == 3
 
 
@@ -328,24 +334,25 @@ def test_leaderboard_options(cli: Any) -> None:
     assert too_many.returncode == 1 and "(invalid_request)" in too_many.stderr
 
 
-def test_new_daily_no_guess_and_player(cli: Any, live_server: str) -> None:
-    created = new_game(cli, "--daily", "beginner", "--no-guess", "--player", "cli player")
+def test_new_daily_and_no_guess(cli: Any, live_server: str) -> None:
+    created = new_game(cli, "--daily", "beginner", "--no-guess")
     v = created.game
     assert v.daily == v.created_at[:10] and v.preset == "beginner" and v.no_guess
-    assert v.player == "cli player" and v.status == "playing" and v.started_at is None
+    assert v.player is None and v.status == "playing" and v.started_at is None
     out = cli("new", "--daily", "beginner", "--no-guess").stdout
     assert out.splitlines()[0].endswith("beginner 9x9, 10 mines  (token saved)")
     assert "\n".join(v.board) in out  # the day's board, the same start for everyone
     cli("reveal", created.game.id, *map(str, next(
         (x, y) for y, row in enumerate(v.board) for x, c in enumerate(row) if c == "0")))
-    plain = new_game(cli, "--no-guess", "--player", "someone")
-    assert plain.game.no_guess and plain.game.daily is None and plain.game.player == "someone"
+    plain = new_game(cli, "--no-guess")
+    assert plain.game.no_guess and plain.game.daily is None
     for extra in (["--seed", "1"], ["--preset", "expert"], ["--first-click", "safe"],
                   ["--width", "9"]):
         mixed = cli("new", "--daily", "expert", *extra, check=False)
         assert mixed.returncode == 2 and "--daily" in mixed.stderr
-    bad_name = cli("new", "--player", "no/slashes", check=False)
-    assert bad_name.returncode == 1 and "(invalid_request)" in bad_name.stderr
+    # A name is a registered player's now: --player says where to go instead.
+    gone = cli("new", "--player", "someone", check=False)
+    assert gone.returncode == 2 and "minesweeper register" in gone.stderr
 
 
 def test_watch_prints_pause_and_resume(live_server: str, cli_env: dict[str, str]) -> None:

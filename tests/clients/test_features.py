@@ -14,6 +14,7 @@ import pytest
 from minesweeper import (
     AsyncClient,
     Client,
+    CreatedPlayer,
     Diff,
     Forbidden,
     Game,
@@ -39,8 +40,14 @@ from .conftest import FIRST, mines_of, safe_cells
 
 
 def player_name(prefix: str) -> str:
-    """A name no other test uses, within the service's 24 characters."""
+    """A name no other test uses, within the service's 20 characters."""
     return f"{prefix}-{secrets.token_hex(4)}"
+
+
+@pytest.fixture
+def bot(client: Client) -> CreatedPlayer:
+    """A program's account: its wins go on the bots' boards, however fast it plays."""
+    return client.register(player_name("bot"), bot=True)
 
 
 @pytest.fixture
@@ -115,9 +122,11 @@ def test_hints_name_a_cell_and_why(client: Client) -> None:
     assert view.version == game.view.version
 
 
-def test_a_game_won_with_hints_is_assisted_and_not_ranked(client: Client) -> None:
+def test_a_game_won_with_hints_is_assisted_and_not_ranked(
+    client: Client, bot: CreatedPlayer
+) -> None:
     """On a no-guess board the hints alone win, and the win stays off the leaderboard."""
-    game = client.new_game("beginner", no_guess=True, player=player_name("helped"))
+    game = client.new_game("beginner", no_guess=True, player_token=bot.token)
     while not game.finished:
         hint = client.hint(game)
         assert hint.kind != "guess", f"a no-guess board needed a guess: {hint}"
@@ -129,7 +138,7 @@ def test_a_game_won_with_hints_is_assisted_and_not_ranked(client: Client) -> Non
     stats = game.view.stats
     assert stats.assisted and stats.hints >= 1
     assert stats.clicks.total >= stats.clicks.useful >= 1
-    board = client.leaderboard("beginner", no_guess=True, limit=100)
+    board = client.leaderboard("beginner", no_guess=True, limit=100, bot=True)
     assert entry_of(board, game.id) is None
 
 
@@ -275,7 +284,8 @@ async def test_a_refused_token_fails_the_moves_with_its_own_error(aclient: Async
 
 def test_replay_after_a_loss(client: Client) -> None:
     mines = mines_of(client, seed=507, preset="beginner")
-    game = client.new_game("beginner", seed=507, player=player_name("replayed"))
+    replayed = client.register(player_name("replayed"))
+    game = client.new_game("beginner", seed=507, player_token=replayed.token)
     flagged = sorted(mines)[-1]
     client.flag(game, *flagged, "flag")  # before the clock starts, and an explicit mark
     client.reveal(game, *FIRST)
@@ -291,7 +301,8 @@ def test_replay_after_a_loss(client: Client) -> None:
     assert isinstance(replay, Replay)
     assert (replay.id, replay.status, replay.preset, replay.seed) == (
         game.id, "lost", "beginner", 507)
-    assert replay.player == game.view.player and replay.daily is None
+    assert (replay.player_id, replay.player) == (replayed.player.id, replayed.player.name)
+    assert replay.daily is None
     assert [(m.version, m.action, m.x, m.y) for m in replay.moves] == [
         (1, "flag", *flagged),
         (2, "reveal", *FIRST),
@@ -338,22 +349,26 @@ async def test_replay_errors(aclient: AsyncClient) -> None:
 # ---- leaderboards and daily boards ------------------------------------------------------------
 
 
-def test_a_win_enters_the_leaderboard(client: Client, http: httpx.Client) -> None:
-    name = player_name("sdk")
-    game_id, _ = solve.win(http, preset="beginner", player=name)
+def test_a_win_enters_the_leaderboard(
+    client: Client, http: httpx.Client, bot: CreatedPlayer
+) -> None:
+    name = bot.player.name
+    game_id, _ = solve.win(http, preset="beginner", player_token=bot.token)
     replay = client.replay(game_id)
     assert replay.status == "won" and replay.player == name
-    board = client.leaderboard("beginner", limit=100)
-    assert (board.preset, board.no_guess, board.date) == ("beginner", False, None)
+    board = client.leaderboard("beginner", limit=100, bot=True)
+    assert (board.preset, board.no_guess, board.date, board.bot) == (
+        "beginner", False, None, True)
     entry = assert_ranked(board, game_id, replay.elapsed_ms)
-    assert entry.player == name and entry.elapsed_ms == replay.elapsed_ms
+    assert (entry.player_id, entry.player) == (bot.player.id, name)
+    assert entry.elapsed_ms == replay.elapsed_ms
     assert entry.bbbv == replay.stats.bbbv and entry.ended_at == replay.ended_at
     assert board.entries[entry.rank - 1] == entry
     assert [e.rank for e in board.entries] == list(range(1, len(board.entries) + 1))
     times = [e.elapsed_ms for e in board.entries]
     assert times == sorted(times)
     # The top few are the head of the same list.
-    assert client.leaderboard("beginner", limit=3).entries == board.entries[:3]
+    assert client.leaderboard("beginner", limit=3, bot=True).entries == board.entries[:3]
 
 
 async def test_leaderboard_queries(aclient: AsyncClient) -> None:
@@ -371,9 +386,9 @@ async def test_leaderboard_queries(aclient: AsyncClient) -> None:
             await aclient.leaderboard("beginner", **bad)
 
 
-def test_daily_board_is_shared_and_ranked_on_its_own(client: Client) -> None:
-    name = player_name("daily")
-    game = client.new_game(daily="beginner", no_guess=True, player=name)
+def test_daily_board_is_shared_and_ranked_on_its_own(client: Client, bot: CreatedPlayer) -> None:
+    name = bot.player.name
+    game = client.new_game(daily="beginner", no_guess=True, player_token=bot.token)
     twin = client.new_game(daily="beginner", no_guess=True)
     v = game.view
     assert v.daily == v.created_at[:10]  # today, in UTC
@@ -388,19 +403,20 @@ def test_daily_board_is_shared_and_ranked_on_its_own(client: Client) -> None:
     assert opened == {(x, y) for y, row in enumerate(v.board) for x, c in enumerate(row)
                       if c != "#"}
     assert v.daily is not None
-    board = client.leaderboard("beginner", no_guess=True, date=v.daily, limit=100)
+    board = client.leaderboard("beginner", no_guess=True, date=v.daily, limit=100, bot=True)
     assert (board.date, board.no_guess) == (v.daily, True)
     entry = assert_ranked(board, game.id, replay.elapsed_ms)
     assert entry.player == name
     # The everyday board of the preset does not mix with the daily one.
-    everyday = client.leaderboard("beginner", no_guess=True, limit=100)
+    everyday = client.leaderboard("beginner", no_guess=True, limit=100, bot=True)
     assert entry_of(everyday, game.id) is None
 
 
 async def test_async_daily_and_player(aclient: AsyncClient) -> None:
-    game = await aclient.new_game(daily="intermediate", player="ada lovelace")
+    ada = await aclient.register()
+    game = await aclient.new_game(daily="intermediate", player_token=ada.token)
     v = game.view
-    assert v.daily and v.preset == "intermediate" and v.player == "ada lovelace"
+    assert v.daily and v.preset == "intermediate" and v.player == ada.player.name
     assert not v.no_guess and v.status == "playing"
     twin = await aclient.new_game(daily="intermediate")
     assert twin.view.board == v.board and twin.view.player is None

@@ -97,12 +97,16 @@ def test_if_match_and_idempotency_key(client: Client) -> None:
 
 
 def test_reset(client: Client) -> None:
-    game = client.new_game(width=10, height=8, mines=12, first_click="safe", player="ada")
+    ada = client.register()
+    game = client.new_game(
+        width=10, height=8, mines=12, first_click="safe", player_token=ada.token
+    )
     client.reveal(game, 5, 5)
     fresh = client.reset(game)
     assert fresh.id != game.id and fresh.token != game.token
     v = fresh.view
-    assert (v.width, v.height, v.mines, v.first_click, v.player) == (10, 8, 12, "safe", "ada")
+    assert (v.width, v.height, v.mines, v.first_click) == (10, 8, 12, "safe")
+    assert (v.player_id, v.player) == (ada.player.id, ada.player.name)
     assert v.status == "ready" and v.version == 0
 
 
@@ -118,7 +122,9 @@ def test_reset(client: Client) -> None:
         (lambda c, g: c.flag(g, 0, 0, "question"), InvalidRequest, 422),
         (lambda c, g: c.new_game(width=3, height=3, mines=5), InvalidRequest, 422),
         (lambda c, g: c.new_game("beginner", width=9), InvalidRequest, 422),
-        (lambda c, g: c.new_game(player="no/slashes"), InvalidRequest, 422),
+        (lambda c, g: c.register("no/slashes"), InvalidRequest, 422),
+        (lambda c, g: c.player("0" * 32), NotFound, 404),
+        (lambda c, g: c.me(player_token=g.token), Unauthorized, 401),
         (lambda c, g: c.reveal(g, 0, 0, if_match=5), VersionConflict, 412),
         (lambda c, g: c.reveal(g, 0, 0, idempotency_key="bad key"), InvalidRequest, 400),
         (lambda c, g: c.hint(g.id), Unauthorized, 401),

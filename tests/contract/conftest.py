@@ -19,7 +19,9 @@ import pytest
 
 from tests.support.servers import running_service
 
-NO_LIMITS = {"RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0", "AUTH_FAILURE_LIMIT": "0"}
+NO_LIMITS = {
+    "RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0", "AUTH_FAILURE_LIMIT": "0", "REGISTER_RATE_LIMIT": "0"
+}
 
 
 @pytest.fixture(scope="session")

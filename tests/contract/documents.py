@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import msgspec.inspect
 import yaml
 
 from service import wire
@@ -69,14 +70,29 @@ def wire_structs() -> list[type[msgspec.Struct]]:
 
 
 def members(union: Any) -> list[type[msgspec.Struct]]:
-    return list(typing.get_args(union))
+    """The Structs of a union of messages (a lone Struct is a union of one)."""
+    return list(typing.get_args(union)) or [union]
+
+
+# Each socket's messages: (what the service sends, what a client sends).
+SOCKETS = {
+    "game": (wire.ServerMessage, wire.ClientMessage),
+    "player": (wire.PlayerServerMessage, wire.PlayerClientMessage),
+}
+
+
+def live_messages() -> list[type[msgspec.Struct]]:
+    found: list[type[msgspec.Struct]] = []
+    for unions in SOCKETS.values():
+        for union in unions:
+            found += [t for t in members(union) if t not in found]
+    return found
 
 
 def live_only() -> list[type[msgspec.Struct]]:
-    """Message types of the WebSocket that never appear in an HTTP body."""
+    """Message types of the WebSockets that never appear in an HTTP body."""
     shared = {wire.Diff}
-    return [t for t in members(wire.ServerMessage) + members(wire.ClientMessage)
-            if t not in shared]
+    return [t for t in live_messages() if t not in shared]
 
 
 def http_roots() -> list[type[msgspec.Struct]]:
@@ -86,7 +102,7 @@ def http_roots() -> list[type[msgspec.Struct]]:
 
 
 def live_roots() -> list[type[msgspec.Struct]]:
-    return members(wire.ServerMessage) + members(wire.ClientMessage)
+    return live_messages()
 
 
 def msgspec_schemas(roots: Iterable[Any]) -> dict[str, Schema]:
@@ -117,6 +133,10 @@ def asyncapi_schemas() -> dict[str, Schema]:
 
 def tags(union: Any) -> dict[str, str]:
     """A tagged union's tag values -> the names of its member schemas."""
+    if not typing.get_args(union):
+        info = msgspec.inspect.type_info(union)
+        assert isinstance(info, msgspec.inspect.StructType) and info.tag is not None
+        return {str(info.tag): union.__name__}
     (schema,), _ = msgspec.json.schema_components([union], ref_template=REF)
     mapping: dict[str, str] = schema["discriminator"]["mapping"]
     return {tag: ref.rsplit("/", 1)[1] for tag, ref in mapping.items()}
@@ -126,7 +146,7 @@ def tags(union: Any) -> dict[str, str]:
 
 # Types of the wire (minesweeper.wire) that several fields share, by their names there.
 SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "MoveAction", "Mark", "HintKind",
-          "ChangedCell")
+          "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind")
 
 def _given(name: str) -> Schema:
     """The field ``name`` is present and not null."""

@@ -6,6 +6,8 @@
 - Real games for generated requests: a well-formed generated game id is replaced by a
   game created for that request (a finished one for the replay), and the request gets
   its bearer token, so that moves reach the engine instead of stopping at 404 or 403.
+  Requests on a player (and new games, which may be a player's) get a registered
+  player's id and token the same way.
   A malformed id, or a token left out on purpose, goes out as generated. Games that
   requests create (the stateful phase follows the links from ``POST /games``) are
   remembered with their tokens, so the moves that follow are played with them.
@@ -46,6 +48,7 @@ class Games:
         self.keys: set[tuple[str, str]] = set()
         self.clients: dict[str, httpx.Client] = {}
         self.lock = threading.Lock()
+        self._player: tuple[str, str] | None = None
 
     def http(self, base_url: str) -> httpx.Client:
         with self.lock:
@@ -58,6 +61,16 @@ class Games:
         if isinstance(answer, dict) and isinstance(answer.get("game"), dict):
             self.tokens[answer["game"]["id"]] = answer["token"]
             self.views[answer["game"]["id"]] = answer["game"]
+
+    def player(self, base_url: str) -> tuple[str, str]:
+        """A registered player: id and token (the same one for the whole run)."""
+        with self.lock:
+            if self._player is None:
+                answer = httpx.post(f"{base_url}/players", json={}, timeout=30)
+                assert answer.status_code == 201, answer.text
+                body = answer.json()
+                self._player = (body["player"]["id"], body["token"])
+            return self._player
 
     def new(self, base_url: str, **options: Any) -> tuple[str, str]:
         answer = self.http(base_url).post("/games", json=options or {"preset": "beginner"})
@@ -88,11 +101,23 @@ class Games:
 GAMES = Games()
 
 
+def _for_a_player(case: schemathesis.Case) -> bool:
+    """Whether the operation takes a player: their id, or their token."""
+    op = case.operation
+    return op.path.startswith("/players/") or (op.method.upper(), op.path) == ("POST", "/games")
+
+
 @schemathesis.auth(refresh_interval=None)
 class GameAuth:
-    """A real game (and its token) in place of a generated, well-formed game id."""
+    """A real game (and its token) in place of a generated, well-formed game id; a
+    registered player (and their token) where an operation takes a player."""
 
     def get(self, case: schemathesis.Case, context: Any) -> tuple[str, str] | None:
+        if _for_a_player(case):
+            player_id = (case.path_parameters or {}).get("player_id", "0" * 32)
+            if not isinstance(player_id, str) or not GAME_ID.fullmatch(player_id):
+                return None  # a malformed id on purpose: sent as generated
+            return GAMES.player(context.operation.base_url)
         game_id = (case.path_parameters or {}).get("game_id")
         if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
             return None  # no game, or a malformed id on purpose: sent as generated
@@ -104,8 +129,11 @@ class GameAuth:
         return GAMES.new(base_url)
 
     def set(self, case: schemathesis.Case, data: tuple[str, str], context: Any) -> None:
-        game_id, token = data
-        case.path_parameters["game_id"] = game_id
+        some_id, token = data
+        if not _for_a_player(case):
+            case.path_parameters["game_id"] = some_id
+        elif "player_id" in (case.path_parameters or {}):
+            case.path_parameters["player_id"] = some_id
         if case.operation.definition.raw.get("security"):
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
 

@@ -171,7 +171,9 @@ MOVE_ERRORS = {"400", "401", "403", "404", "409", "412", "413", "422", "429", "5
 CHANGE_ERRORS = {"401", "403", "404", "409", "429", "503"}
 # (method, path) -> (request body Struct or None, {status: response Struct}, error statuses)
 BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
-    ("post", "/games"): ("NewGame", {"201": "CreatedGame"}, {"400", "413", "422", "429", "503"}),
+    ("post", "/games"): (
+        "NewGame", {"201": "CreatedGame"}, {"400", "401", "413", "422", "429", "503"}
+    ),
     ("get", "/games/{game_id}"): (None, {"200": "GameView"}, {"404", "429", "503"}),
     ("post", "/games/{game_id}/reveal"): ("Cell", {"200": "Diff"}, MOVE_ERRORS),
     ("post", "/games/{game_id}/flag"): ("FlagCell", {"200": "Diff"}, MOVE_ERRORS),
@@ -184,14 +186,32 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
     ),
     ("get", "/games/{game_id}/replay"): (None, {"200": "Replay"}, {"404", "409", "429", "503"}),
     ("get", "/leaderboards/{preset}"): (None, {"200": "Leaderboard"}, {"404", "422", "429", "503"}),
+    ("post", "/players"): (
+        "NewPlayer", {"201": "CreatedPlayer"}, {"400", "409", "413", "422", "429", "503"}
+    ),
+    ("get", "/players/me"): (None, {"200": "PlayerView"}, {"401", "429", "503"}),
+    ("patch", "/players/me"): (
+        "PlayerRename", {"200": "PlayerView"}, {"400", "401", "409", "413", "422", "429", "503"}
+    ),
+    ("get", "/players/{player_id}"): (None, {"200": "PlayerView"}, {"404", "429", "503"}),
     ("get", "/healthz"): (None, {"200": "Health"}, set()),
     ("get", "/readyz"): (None, {"200": "Health"}, {"503"}),
 }
-CHANGES = {key for key, (_, _, errors) in BODIES.items() if "401" in errors}
-# Operations whose answers are not wire Structs: text, YAML, and the WebSocket upgrade.
+# Who may call what: a game's changes take its token or its player's, the player's own
+# endpoints the player's token, and a new game a player's token or none; the rest is
+# public (``security: []``).
+GAME_OR_PLAYER = [{"gameToken": []}, {"playerToken": []}]
+SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
+    **{key: GAME_OR_PLAYER for key in BODIES if key[1].startswith("/games/{game_id}/")
+       and key[0] == "post"},
+    ("get", "/players/me"): [{"playerToken": []}],
+    ("patch", "/players/me"): [{"playerToken": []}],
+    ("post", "/games"): [{}, {"playerToken": []}],
+}
+# Operations whose answers are not wire Structs: text, YAML, and the WebSocket upgrades.
 NOT_STRUCTS = {
     ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/asyncapi.yaml"),
-    ("get", "/games/{game_id}/events"),
+    ("get", "/games/{game_id}/events"), ("get", "/players/me/events"),
 }
 
 
@@ -244,15 +264,21 @@ def test_error_headers(openapi: dict[str, Any]) -> None:
 
 def test_changes_need_the_token(openapi: dict[str, Any]) -> None:
     schemes = openapi["components"]["securitySchemes"]
-    assert schemes["gameToken"] == {**schemes["gameToken"], "type": "http", "scheme": "bearer"}
+    for scheme in ("gameToken", "playerToken"):
+        assert schemes[scheme] == {**schemes[scheme], "type": "http", "scheme": "bearer"}
     for key, op in operations(openapi).items():
-        assert (op.get("security") == [{"gameToken": []}]) == (key in CHANGES), key
+        assert op.get("security") == SECURITY.get(key, []), key
+    # Whatever needs a token says what a missing one gets.
+    for key, (_, _, errors) in BODIES.items():
+        needs_one = key in SECURITY and {} not in SECURITY[key]
+        assert needs_one == ("401" in errors and key != ("post", "/games")), key
 
 
-def test_game_id_parameter(openapi: dict[str, Any]) -> None:
+@pytest.mark.parametrize("name", ["GameId", "PlayerId"])
+def test_id_parameters(openapi: dict[str, Any], name: str) -> None:
     from service.api import requests
 
-    param = openapi["components"]["parameters"]["GameId"]
+    param = openapi["components"]["parameters"][name]
     assert param["in"] == "path" and param["required"] is True
     pattern = param["schema"]["pattern"]
     for candidate in ("0" * 32, "a1" * 16, "A" * 32, "0" * 31, "0" * 33, "g" * 32, ""):
@@ -299,42 +325,62 @@ def test_path_parameters_are_documented(openapi: dict[str, Any]) -> None:
 # ---- live messages ---------------------------------------------------------------------------
 
 
+def channel_operation(asyncapi: dict[str, Any], channel: str, action: str) -> dict[str, Any]:
+    (operation,) = [
+        op for op in asyncapi["operations"].values()
+        if op["action"] == action and op["channel"]["$ref"] == f"#/channels/{channel}"
+    ]
+    return operation
+
+
+LIVE = [(channel, union, action) for channel, unions in docs.SOCKETS.items()
+        for union, action in zip(unions, ("send", "receive"), strict=True)]
+
+
 @pytest.mark.parametrize(
-    ("union", "action"),
-    [(wire.ServerMessage, "send"), (wire.ClientMessage, "receive")],
-    ids=["server", "client"],
+    ("channel", "union", "action"), LIVE, ids=[f"{c}-{a}" for c, _, a in LIVE]
 )
-def test_messages_are_the_tagged_unions(asyncapi: dict[str, Any], union: Any, action: str) -> None:
-    (operation,) = [op for op in asyncapi["operations"].values() if op["action"] == action]
-    messages = {}
+def test_messages_are_the_tagged_unions(
+    asyncapi: dict[str, Any], channel: str, union: Any, action: str
+) -> None:
+    operation = channel_operation(asyncapi, channel, action)
+    schemas = asyncapi["components"]["schemas"]
+    payloads = {}
     for message_ref in operation["messages"]:
         message = resolve(asyncapi, resolve(asyncapi, message_ref))
         payload = message["payload"]
         assert payload["schemaFormat"] == "application/schema+json;version=draft-2020-12"
-        messages[message["name"]] = payload["schema"]
-    assert messages == {tag: ref(name) for tag, name in docs.tags(union).items()}
-    schemas = asyncapi["components"]["schemas"]
-    for tag, name in docs.tags(union).items():
-        assert schemas[name]["properties"]["type"]["const"] == tag
+        name = payload["schema"]["$ref"].rsplit("/", 1)[1]
+        tag = schemas[name]["properties"]["type"]["const"]
+        payloads[tag] = payload["schema"]
+    assert payloads == {tag: ref(name) for tag, name in docs.tags(union).items()}
 
 
-def test_move_replies(asyncapi: dict[str, Any]) -> None:
-    (moves,) = [op for op in asyncapi["operations"].values() if op["action"] == "receive"]
-    replies = {resolve(asyncapi, resolve(asyncapi, m))["name"] for m in moves["reply"]["messages"]}
-    assert replies == {"result", "error"}
+def test_replies(asyncapi: dict[str, Any]) -> None:
+    def replies(channel: str) -> set[str]:
+        op = channel_operation(asyncapi, channel, "receive")
+        return {resolve(asyncapi, resolve(asyncapi, m))["name"] for m in op["reply"]["messages"]}
+
+    assert replies("game") == {"result", "error"}
+    assert replies("player") == {"player", "error"}
 
 
-def test_channel_is_the_websocket_route(
+def test_channels_are_the_websocket_routes(
     openapi: dict[str, Any], asyncapi: dict[str, Any]
 ) -> None:
-    (channel,) = asyncapi["channels"].values()
-    sockets = [r.path for r in create_app(Config(redis_url="redis://unused")).routes
-               if isinstance(r, WebSocketRoute)]
-    assert sockets == [channel["address"]]
-    assert set(channel["parameters"]) == set(re.findall(r"{(\w+)}", channel["address"]))
-    since = channel["bindings"]["ws"]["query"]["properties"]["since"]
+    sockets = {r.path for r in create_app(Config(redis_url="redis://unused")).routes
+               if isinstance(r, WebSocketRoute)}
+    channels = asyncapi["channels"]
+    assert {c["address"] for c in channels.values()} == sockets
+    for channel in channels.values():
+        assert set(channel.get("parameters", {})) == set(
+            re.findall(r"{(\w+)}", channel["address"])
+        )
+        assert ("get", channel["address"]) in operations(openapi)
+    game = channels["game"]
+    since = game["bindings"]["ws"]["query"]["properties"]["since"]
     (documented,) = [
-        p for p in operations(openapi)[("get", channel["address"])]["parameters"]
+        p for p in operations(openapi)[("get", game["address"])]["parameters"]
         if p.get("name") == "since"
     ]
     assert docs.strip(since) == docs.strip(documented["schema"])

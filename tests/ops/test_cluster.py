@@ -12,6 +12,7 @@ import pytest
 import websockets
 
 from tests.support.cluster import REDIS_CLI, RedisCluster
+from tests.support.play import Api
 from tests.support.servers import ServiceProcess
 from tests.support.solve import win
 
@@ -80,8 +81,11 @@ async def test_moves_on_one_replica_reach_subscribers_on_the_other(
 def test_a_win_enters_the_leaderboard(replicas: tuple[str, str]) -> None:
     a, b = replicas
     with httpx.Client(base_url=a, timeout=30) as http:
-        won, _ = win(http, preset="beginner", player="cluster")
-    board = httpx.get(f"{b}/leaderboards/beginner", params={"limit": 100}, timeout=30).json()
+        bot = Api(http).register(bot=True)
+        won, _ = win(http, preset="beginner", player_token=bot.token)
+    board = httpx.get(
+        f"{b}/leaderboards/beginner", params={"limit": 100, "bot": "true"}, timeout=30
+    ).json()
     assert won in [e["game_id"] for e in board["entries"]]
 
 

@@ -6,6 +6,7 @@ mines are by losing one game on purpose and then plays a twin of it.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -33,17 +34,54 @@ class Game:
         return {"Authorization": f"Bearer {self.token}"}
 
 
+@dataclass
+class Player:
+    """A player registered through the API: id, token and the view it was registered with."""
+
+    id: str
+    token: str
+    view: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.view["name"])
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+def unique_name(prefix: str = "p") -> str:
+    """A valid name nobody has yet."""
+    return f"{prefix}-{secrets.token_hex(5)}"[:20]
+
+
 class Api:
-    """Synchronous helper over :class:`httpx.Client` for the game endpoints."""
+    """Synchronous helper over :class:`httpx.Client` for the game and player endpoints."""
 
     def __init__(self, client: httpx.Client) -> None:
         self.client = client
 
-    def create(self, **body: Any) -> Game:
-        r = self.client.post("/games", json=body)
+    def create(self, *, owner: Player | None = None, **body: Any) -> Game:
+        """A new game; ``owner``'s when given (made with the player's token)."""
+        r = self.client.post("/games", json=body, headers=owner.auth if owner else {})
         assert r.status_code == 201, r.text
         data = r.json()
         return Game(data["game"]["id"], data["token"], data["game"])
+
+    def register(self, name: str | None = None, *, bot: bool = False) -> Player:
+        """A new player named ``name`` (a new unique name when not given)."""
+        r = self.client.post("/players", json={"name": name or unique_name(), "bot": bot})
+        assert r.status_code == 201, r.text
+        data = r.json()
+        return Player(data["player"]["id"], data["token"], data["player"])
+
+    def player(self, player: Player | str) -> dict[str, Any]:
+        player_id = player if isinstance(player, str) else player.id
+        r = self.client.get(f"/players/{player_id}")
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
 
     def view(self, game: Game | str) -> dict[str, Any]:
         game_id = game if isinstance(game, str) else game.id

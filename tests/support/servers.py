@@ -93,7 +93,8 @@ class ServiceProcess:
         # Rate limits are off unless a test sets them: most tests play fast from one address.
         self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
                     "LOG_LEVEL": "warning", "RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0",
-                    "AUTH_FAILURE_LIMIT": "0", "MAX_SOCKETS_PER_CLIENT": "100000",
+                    "AUTH_FAILURE_LIMIT": "0", "REGISTER_RATE_LIMIT": "0",
+                    "MAX_SOCKETS_PER_CLIENT": "100000",
                     **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         # Kept open for the life of the process it records.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 from typing import Any
 
 import httpx
@@ -27,11 +29,21 @@ def next_cell(board: list[str], mines: int) -> tuple[int, int]:
     return frontier
 
 
-def play_out(http: httpx.Client, game_id: str, token: str, first: tuple[int, int]) -> str:
-    """Reveal from ``first`` on until the game ends; its final status."""
+# Seconds between moves at a person's pace: uneven, and far slower than a program's.
+HUMAN_PACE = (0.08, 0.3)
+
+
+def play_out(
+    http: httpx.Client, game_id: str, token: str, first: tuple[int, int],
+    pace: tuple[float, float] | None = None,
+) -> str:
+    """Reveal from ``first`` on until the game ends (waiting between moves a random time
+    within ``pace``, if given); its final status."""
     auth = {"Authorization": f"Bearer {token}"}
     x, y = first
     while True:
+        if pace is not None:
+            time.sleep(random.uniform(*pace))
         diff: dict[str, Any] = http.post(
             f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=auth
         ).json()
@@ -41,15 +53,20 @@ def play_out(http: httpx.Client, game_id: str, token: str, first: tuple[int, int
         x, y = next_cell(view["board"], view["mines"])
 
 
-def win(http: httpx.Client, tries: int = 20, **body: Any) -> tuple[str, str]:
-    """Create games with ``body`` until one is won; its id and token. A given seed is
-    counted up between tries, as the same seed would only lose the same way again."""
+def win(
+    http: httpx.Client, tries: int = 20, *, player_token: str | None = None,
+    pace: tuple[float, float] | None = None, **body: Any,
+) -> tuple[str, str]:
+    """Create games with ``body`` (the player's, with ``player_token``) until one is won,
+    played at ``pace`` (see :func:`play_out`); its id and token. A given seed is counted
+    up between tries, as the same seed would only lose the same way again."""
+    headers = {"Authorization": f"Bearer {player_token}"} if player_token else {}
     for attempt in range(tries):
         if "seed" in body:
             body = {**body, "seed": body["seed"] + attempt}
-        created = http.post("/games", json=body).json()
+        created = http.post("/games", json=body, headers=headers).json()
         game_id, token = created["game"]["id"], created["token"]
         start = (created["game"]["width"] // 2, created["game"]["height"] // 2)
-        if play_out(http, game_id, token, start) == "won":
+        if play_out(http, game_id, token, start, pace) == "won":
             return game_id, token
     raise AssertionError(f"no game of {body} was won in {tries} tries")

@@ -11,7 +11,7 @@ import msgspec
 
 from .errors import ApiError, error_for
 from .game import Game
-from .wire import Action, Cell, FlagCell, Mark, NewGame, Problem, code_of_status
+from .wire import Action, Cell, FlagCell, Mark, NewGame, NewPlayer, Problem, code_of_status
 
 T = TypeVar("T")
 
@@ -29,11 +29,24 @@ def new_game_body(**options: object) -> bytes:
     return _encoder.encode({k: v for k, v in options.items() if v != defaults.get(k)})
 
 
-def leaderboard_params(no_guess: bool, date: Date | str | None, limit: int) -> dict[str, str]:
+def new_player_body(name: str | None, bot: bool) -> bytes:
+    """A :class:`~minesweeper.wire.NewPlayer` body: a guest's has no name."""
+    return _encoder.encode(NewPlayer(name=name, bot=bot))
+
+
+def encode(value: object) -> bytes:
+    return _encoder.encode(value)
+
+
+def leaderboard_params(
+    no_guess: bool, date: Date | str | None, limit: int, bot: bool = False
+) -> dict[str, str]:
     """The query of ``GET /leaderboards/{preset}``; a date picks that day's daily board."""
     params = {"limit": str(limit)}
     if no_guess:
         params["no_guess"] = "true"
+    if bot:
+        params["bot"] = "true"
     if date is not None:
         params["date"] = date.isoformat() if isinstance(date, Date) else date
     return params

@@ -19,6 +19,7 @@ from .live import LiveGame, LiveMessage  # async only
 from .wire import (
     Action,
     CreatedGame,
+    CreatedPlayer,
     Diff,
     FirstClick,
     GameView,
@@ -26,6 +27,8 @@ from .wire import (
     Leaderboard,
     Mark,
     PauseAction,
+    PlayerRename,
+    PlayerView,
     PresetName,
     Replay,
 )
@@ -42,7 +45,9 @@ class AsyncClient:
             print("\\n".join(game.view.board))
 
     Moves take a :class:`Game` handle (its token is used and its view kept current)
-    or a game id with ``token=``. ``http`` is an ``httpx.AsyncClient`` of your own (its
+    or a game id with ``token=``. With ``player_token`` (from :meth:`register`) the
+    games this client makes are that player's: they count in the player's stats and
+    may enter the leaderboards. ``http`` is an ``httpx.AsyncClient`` of your own (its
     ``base_url`` wins over ``base_url``). Errors raise :class:`~minesweeper.ApiError`
     subclasses; network failures raise ``httpx.TransportError``.
     """
@@ -52,6 +57,7 @@ class AsyncClient:
         base_url: str = _http.DEFAULT_URL,
         *,
         timeout: float = 10.0,
+        player_token: str | None = None,
         http: httpx.AsyncClient | None = None,
     ) -> None:
         self._http = http or httpx.AsyncClient(
@@ -60,6 +66,8 @@ class AsyncClient:
         self.base_url = str(self._http.base_url).rstrip("/")
         #: Seconds a request may wait for the service.
         self.timeout = timeout
+        #: The player whose games this client makes, and who :meth:`me` is.
+        self.player_token = player_token
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -83,22 +91,23 @@ class AsyncClient:
         first_click: FirstClick = "zero",
         no_guess: bool = False,
         question_marks: bool = False,
-        player: str | None = None,
         daily: PresetName | None = None,
+        player_token: str | None = None,
     ) -> Game:
         """Start a game from a preset or a custom ``width``/``height``/``mines``
         (neither: beginner). ``seed`` makes the board reproducible, ``no_guess`` makes
-        one that logic alone solves, ``player`` is the name on the leaderboards.
-        ``daily="expert"`` starts today's shared board for that preset instead: the same
-        mines for every player, a start already opened, a leaderboard of its own."""
+        one that logic alone solves. ``daily="expert"`` starts today's shared board for
+        that preset instead: the same mines for every player, a start already opened, a
+        leaderboard of its own. The game is the player's whose token is ``player_token``
+        (or the client's :attr:`player_token`); without one it is anonymous."""
         body = _http.new_game_body(
             preset=preset, width=width, height=height, mines=mines, seed=seed,
             first_click=first_click, no_guess=no_guess, question_marks=question_marks,
-            player=player, daily=daily,
+            daily=daily,
         )
-        response = await self._http.post(
-            "/games", content=body, headers={"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json",
+                   **_http.auth(player_token or self.player_token)}
+        response = await self._http.post("/games", content=body, headers=headers)
         created = _http.decode(response, CreatedGame)
         return Game(created.game, created.token)
 
@@ -139,13 +148,50 @@ class AsyncClient:
         no_guess: bool = False,
         date: Date | str | None = None,
         limit: int = 10,
+        *,
+        bot: bool = False,
     ) -> Leaderboard:
-        """The best times of won, unassisted games of ``preset`` (``no_guess`` boards
-        apart), or of that day's daily board with ``date``; the fastest ``limit`` (1-100)."""
+        """The best times of players' won, unassisted games of ``preset`` (``no_guess``
+        boards apart), or of that day's daily board with ``date``; the fastest ``limit``
+        (1-100). The humans' board, or with ``bot`` the bots'."""
         response = await self._http.get(
-            f"/leaderboards/{preset}", params=_http.leaderboard_params(no_guess, date, limit)
+            f"/leaderboards/{preset}",
+            params=_http.leaderboard_params(no_guess, date, limit, bot),
         )
         return _http.decode(response, Leaderboard)
+
+    # ---- players --------------------------------------------------------------------------
+
+    async def register(self, name: str | None = None, *, bot: bool = False) -> CreatedPlayer:
+        """A new player named ``name`` (none: a guest, with a name the service makes up),
+        and the player's token, shown only now: keep it, and pass it as ``player_token``
+        for games that are the player's. ``bot=True`` marks a program, ranked only
+        against programs. A name somebody has raises :class:`~minesweeper.NameTaken`."""
+        response = await self._http.post(
+            "/players", content=_http.new_player_body(name, bot),
+            headers={"Content-Type": "application/json"},
+        )
+        return _http.decode(response, CreatedPlayer)
+
+    async def player(self, player_id: str) -> PlayerView:
+        """A player's profile: name, stats per preset, ratings, the last games."""
+        return _http.decode(await self._http.get(f"/players/{player_id}"), PlayerView)
+
+    async def me(self, *, player_token: str | None = None) -> PlayerView:
+        """The player whose token this is (``player_token``, or the client's)."""
+        response = await self._http.get(
+            "/players/me", headers=_http.auth(player_token or self.player_token)
+        )
+        return _http.decode(response, PlayerView)
+
+    async def rename(self, name: str, *, player_token: str | None = None) -> PlayerView:
+        """Give the player a new name; their games and leaderboard entries stay theirs."""
+        response = await self._http.patch(
+            "/players/me", content=_http.encode(PlayerRename(name)),
+            headers={"Content-Type": "application/json",
+                     **_http.auth(player_token or self.player_token)},
+        )
+        return _http.decode(response, PlayerView)
 
     # ---- help and pauses ------------------------------------------------------------------
 

@@ -1,12 +1,16 @@
 """``minesweeper``: play and script games from a terminal.
 
+    minesweeper register ada
     minesweeper new --preset expert
     minesweeper reveal GAME 4 4
     minesweeper hint GAME
     minesweeper watch GAME
     minesweeper replay GAME
     minesweeper leaderboard expert
+    minesweeper profile
     minesweeper play
+
+After ``register`` the player's token is saved, and the games made here are theirs.
 """
 
 from __future__ import annotations
@@ -89,7 +93,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="a board that can be solved without guessing")
         p.add_argument("--question-marks", action="store_true",
                        help="flag cycles hidden -> flag -> question")
-        p.add_argument("--player", help="the name shown on leaderboards")
+        # Gone: a name is a registered player's now. Kept to say so.
+        p.add_argument("--player", help=argparse.SUPPRESS)
+        p.add_argument("--anonymous", action="store_true",
+                       help="not the registered player's game: counted nowhere")
         p.add_argument("--daily", choices=PRESETS, metavar="PRESET",
                        help="today's board of PRESET: the same mines for everyone, a start "
                             "already open, a leaderboard of its own")
@@ -124,10 +131,11 @@ def _parser() -> argparse.ArgumentParser:
     game_argument(command("replay", "a finished game: its moves with their times, the mines, "
                                     "and whether a losing click was a forced guess"),
                   token=False)
-    board = command("leaderboard", "the best times of won games played without hints")
+    board = command("leaderboard", "the best times of players' won games played without hints")
     board.add_argument("preset", metavar="PRESET", choices=PRESETS,
                        help=", ".join(PRESETS))
     board.add_argument("--no-guess", action="store_true", help="the no-guess boards' times")
+    board.add_argument("--bots", action="store_true", help="the bots' board, not the humans'")
     board.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                        help="the daily board of that day (or 'today')")
     board.add_argument("--limit", type=int, default=10, metavar="N",
@@ -139,6 +147,16 @@ def _parser() -> argparse.ArgumentParser:
     watch.add_argument("--follow", action="store_true",
                        help="keep going after the end, following resets to the next game")
     watch.add_argument("--board", action="store_true", help="print the board after every move")
+    register = command("register", "register a player and save the token: the games made "
+                                    "here are then theirs, in their stats and on leaderboards")
+    register.add_argument("name", metavar="NAME", nargs="?",
+                          help="2 to 20 of A-Z a-z 0-9 _ - (none: a guest's made-up name)")
+    register.add_argument("--bot", action="store_true",
+                          help="the player is a program: ranked only against programs")
+    profile = command("profile", "a player's stats and last games (yours by default)")
+    profile.add_argument("player", metavar="PLAYER", nargs="?", help="a player id")
+    rename = command("rename", "give the registered player a new name")
+    rename.add_argument("name", metavar="NAME", help="2 to 20 of A-Z a-z 0-9 _ -")
     play = command("play", "play in the terminal (a new game, or GAME)")
     play.add_argument("game", metavar="GAME", nargs="?", help="a game to go on with")
     play.add_argument("--token", help="the game's token (default: the saved one)")
@@ -184,8 +202,17 @@ class Cli:
         self.out()
         self.out(text.status_line(view))
 
+    def player_token(self) -> str:
+        token = self.tokens.player(self.url)
+        if token is None:
+            raise Usage(f"no player registered here for {self.url}: run minesweeper register")
+        return token
+
     def new_game_options(self) -> dict[str, Any]:
         a = self.args
+        if a.player is not None:
+            raise Usage("--player is gone: run 'minesweeper register NAME' once, and the games "
+                        "made here are that player's")
         custom = (a.width, a.height, a.mines)
         if a.preset and any(v is not None for v in custom):
             raise Usage("give --preset or --width/--height/--mines, not both")
@@ -195,7 +222,8 @@ class Cli:
         return dict(
             preset=a.preset, width=a.width, height=a.height, mines=a.mines, seed=a.seed,
             first_click=a.first_click or "zero", no_guess=a.no_guess,
-            question_marks=a.question_marks, player=a.player, daily=a.daily,
+            question_marks=a.question_marks, daily=a.daily,
+            player_token=None if a.anonymous else self.tokens.player(self.url),
         )
 
     def created(self, game: Game) -> None:
@@ -274,12 +302,47 @@ class Cli:
 
     def leaderboard(self, client: Client) -> None:
         a = self.args
-        board = client.leaderboard(a.preset, no_guess=a.no_guess, date=a.date, limit=a.limit)
+        board = client.leaderboard(
+            a.preset, no_guess=a.no_guess, date=a.date, limit=a.limit, bot=a.bots
+        )
         if self.json:
             self.dump(board)
             return
         for line in text.leaderboard_lines(board):
             self.out(line)
+
+    def register(self, client: Client) -> None:
+        created = client.register(self.args.name, bot=self.args.bot)
+        saved = "token saved: the games made here are theirs"
+        try:
+            self.tokens.put_player(self.url, created.token)
+        except OSError as exc:
+            print(f"minesweeper: could not save the token in {self.tokens.path}: {exc}",
+                  file=sys.stderr)
+            saved = f"token {created.token}"
+        if self.json:
+            self.dump(created)
+            return
+        kind = "bot" if created.player.bot else "player"
+        self.out(f"{kind} {created.player.name} ({created.player.id})  ({saved})")
+
+    def profile(self, client: Client) -> None:
+        a = self.args
+        player = client.player(a.player) if a.player else client.me(
+            player_token=self.player_token()
+        )
+        if self.json:
+            self.dump(player)
+            return
+        for line in text.profile_lines(player):
+            self.out(line)
+
+    def rename(self, client: Client) -> None:
+        player = client.rename(self.args.name, player_token=self.player_token())
+        if self.json:
+            self.dump(player)
+            return
+        self.out(f"now called {player.name}")
 
     async def watch(self) -> None:
         a = self.args

@@ -15,6 +15,7 @@ from .game import Game
 from .wire import (
     Action,
     CreatedGame,
+    CreatedPlayer,
     Diff,
     FirstClick,
     GameView,
@@ -22,6 +23,8 @@ from .wire import (
     Leaderboard,
     Mark,
     PauseAction,
+    PlayerRename,
+    PlayerView,
     PresetName,
     Replay,
 )
@@ -38,7 +41,9 @@ class Client:
             print("\\n".join(game.view.board))
 
     Moves take a :class:`Game` handle (its token is used and its view kept current)
-    or a game id with ``token=``. ``http`` is an ``httpx.Client`` of your own (its
+    or a game id with ``token=``. With ``player_token`` (from :meth:`register`) the
+    games this client makes are that player's: they count in the player's stats and
+    may enter the leaderboards. ``http`` is an ``httpx.Client`` of your own (its
     ``base_url`` wins over ``base_url``). Errors raise :class:`~minesweeper.ApiError`
     subclasses; network failures raise ``httpx.TransportError``.
     """
@@ -48,6 +53,7 @@ class Client:
         base_url: str = _http.DEFAULT_URL,
         *,
         timeout: float = 10.0,
+        player_token: str | None = None,
         http: httpx.Client | None = None,
     ) -> None:
         self._http = http or httpx.Client(
@@ -56,6 +62,8 @@ class Client:
         self.base_url = str(self._http.base_url).rstrip("/")
         #: Seconds a request may wait for the service.
         self.timeout = timeout
+        #: The player whose games this client makes, and who :meth:`me` is.
+        self.player_token = player_token
 
     def __enter__(self) -> Client:
         return self
@@ -79,22 +87,23 @@ class Client:
         first_click: FirstClick = "zero",
         no_guess: bool = False,
         question_marks: bool = False,
-        player: str | None = None,
         daily: PresetName | None = None,
+        player_token: str | None = None,
     ) -> Game:
         """Start a game from a preset or a custom ``width``/``height``/``mines``
         (neither: beginner). ``seed`` makes the board reproducible, ``no_guess`` makes
-        one that logic alone solves, ``player`` is the name on the leaderboards.
-        ``daily="expert"`` starts today's shared board for that preset instead: the same
-        mines for every player, a start already opened, a leaderboard of its own."""
+        one that logic alone solves. ``daily="expert"`` starts today's shared board for
+        that preset instead: the same mines for every player, a start already opened, a
+        leaderboard of its own. The game is the player's whose token is ``player_token``
+        (or the client's :attr:`player_token`); without one it is anonymous."""
         body = _http.new_game_body(
             preset=preset, width=width, height=height, mines=mines, seed=seed,
             first_click=first_click, no_guess=no_guess, question_marks=question_marks,
-            player=player, daily=daily,
+            daily=daily,
         )
-        response = self._http.post(
-            "/games", content=body, headers={"Content-Type": "application/json"}
-        )
+        headers = {"Content-Type": "application/json",
+                   **_http.auth(player_token or self.player_token)}
+        response = self._http.post("/games", content=body, headers=headers)
         created = _http.decode(response, CreatedGame)
         return Game(created.game, created.token)
 
@@ -135,13 +144,50 @@ class Client:
         no_guess: bool = False,
         date: Date | str | None = None,
         limit: int = 10,
+        *,
+        bot: bool = False,
     ) -> Leaderboard:
-        """The best times of won, unassisted games of ``preset`` (``no_guess`` boards
-        apart), or of that day's daily board with ``date``; the fastest ``limit`` (1-100)."""
+        """The best times of players' won, unassisted games of ``preset`` (``no_guess``
+        boards apart), or of that day's daily board with ``date``; the fastest ``limit``
+        (1-100). The humans' board, or with ``bot`` the bots'."""
         response = self._http.get(
-            f"/leaderboards/{preset}", params=_http.leaderboard_params(no_guess, date, limit)
+            f"/leaderboards/{preset}",
+            params=_http.leaderboard_params(no_guess, date, limit, bot),
         )
         return _http.decode(response, Leaderboard)
+
+    # ---- players --------------------------------------------------------------------------
+
+    def register(self, name: str | None = None, *, bot: bool = False) -> CreatedPlayer:
+        """A new player named ``name`` (none: a guest, with a name the service makes up),
+        and the player's token, shown only now: keep it, and pass it as ``player_token``
+        for games that are the player's. ``bot=True`` marks a program, ranked only
+        against programs. A name somebody has raises :class:`~minesweeper.NameTaken`."""
+        response = self._http.post(
+            "/players", content=_http.new_player_body(name, bot),
+            headers={"Content-Type": "application/json"},
+        )
+        return _http.decode(response, CreatedPlayer)
+
+    def player(self, player_id: str) -> PlayerView:
+        """A player's profile: name, stats per preset, ratings, the last games."""
+        return _http.decode(self._http.get(f"/players/{player_id}"), PlayerView)
+
+    def me(self, *, player_token: str | None = None) -> PlayerView:
+        """The player whose token this is (``player_token``, or the client's)."""
+        response = self._http.get(
+            "/players/me", headers=_http.auth(player_token or self.player_token)
+        )
+        return _http.decode(response, PlayerView)
+
+    def rename(self, name: str, *, player_token: str | None = None) -> PlayerView:
+        """Give the player a new name; their games and leaderboard entries stay theirs."""
+        response = self._http.patch(
+            "/players/me", content=_http.encode(PlayerRename(name)),
+            headers={"Content-Type": "application/json",
+                     **_http.auth(player_token or self.player_token)},
+        )
+        return _http.decode(response, PlayerView)
 
     # ---- help and pauses ------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ __all__ = [
     "GameInProgress",
     "GameOver",
     "InvalidRequest",
+    "NameTaken",
     "NotFound",
     "Paused",
     "RateLimited",
@@ -69,15 +70,20 @@ class InvalidRequest(ApiError, code="invalid_request"):
 
 
 class Unauthorized(ApiError, code="unauthorized"):
-    """401: a move without a bearer token (or, on a socket, before ``auth``)."""
+    """401: a move without a bearer token (or, on a socket, before ``auth``), or no
+    player's token where one is needed."""
 
 
 class Forbidden(ApiError, code="forbidden"):
-    """403: the token does not belong to this game."""
+    """403: the token does not belong to this game (nor to its player)."""
 
 
 class NotFound(ApiError, code="not_found"):
-    """404: no such game, or it expired."""
+    """404: no such game (or it expired), or no such player."""
+
+
+class NameTaken(ApiError, code="name_taken"):
+    """409: another player has that name, ignoring case."""
 
 
 class GameOver(ApiError, code="game_over"):

@@ -274,7 +274,7 @@ class Player:
                     v.preset, width=None if v.preset else v.width,
                     height=None if v.preset else v.height, mines=None if v.preset else v.mines,
                     first_click=v.first_click, no_guess=v.no_guess,
-                    question_marks=v.question_marks, player=v.player,
+                    question_marks=v.question_marks,
                 )
         except (ApiError, *_UNREACHABLE) as exc:
             self.message = f"no new game: {exc}"
@@ -366,7 +366,8 @@ class Player:
 async def _play(
     url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
 ) -> str:
-    async with AsyncClient(url) as client:
+    # New games are the player's the options name, if any.
+    async with AsyncClient(url, player_token=options.get("player_token")) as client:
         if game_id:
             game = Game(await client.get(game_id), token)
         else:

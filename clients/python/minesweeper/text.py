@@ -6,7 +6,7 @@ import os
 from datetime import datetime
 from typing import TextIO
 
-from .wire import Diff, GameView, Hint, Leaderboard, Replay, Stats
+from .wire import BoardStats, Diff, GameView, Hint, Leaderboard, PlayerView, Replay, Stats
 
 RESET = "\x1b[0m"
 # The classic colours of the numbers, then the marks.
@@ -193,7 +193,7 @@ def replay_lines(replay: Replay) -> list[str]:
 
 def leaderboard_lines(board: Leaderboard) -> list[str]:
     kind = "no-guess" if board.no_guess else "classic"
-    title = f"{board.preset}, {kind}"
+    title = f"{board.preset}, {kind}{', bots' if board.bot else ''}"
     if board.date:
         title = f"daily board of {board.date}: {title}"
     lines = [f"{title}: best times"]
@@ -205,4 +205,40 @@ def leaderboard_lines(board: Leaderboard) -> list[str]:
             f"{e.rank:>4}  {e.elapsed_ms / 1000:>8.3f}s  {e.bbbv:>4}  "
             f"{e.bbbv_per_second:>6.2f}  {e.player:<24}  {when(e.ended_at)}"
         )
+    return lines
+
+
+def _board_stats(name: str, b: BoardStats) -> str:
+    best = seconds(b.best_ms) if b.best_ms is not None else "-"
+    rate = f"{b.best_bbbv_per_s:.2f}" if b.best_bbbv_per_s is not None else "-"
+    return (f"  {name:<22} {b.played:>6} {b.won:>5} {best:>9} {rate:>6} "
+            f"{b.streak:>6} {b.best_streak:>5}")
+
+
+def profile_lines(player: PlayerView) -> list[str]:
+    """A player's profile: stats per board, then the last games."""
+    kind = "bot" if player.bot else "player"
+    lines = [f"{kind} {player.name} ({player.id}), since {when(player.created_at)}"]
+    lines.append(f"  {'board':<22} {'played':>6} {'won':>5} {'best':>9} {'3BV/s':>6} "
+                 f"{'streak':>6} {'best':>5}")
+    for preset in ("beginner", "intermediate", "expert"):
+        stats = getattr(player.stats, preset)
+        lines.append(_board_stats(preset, stats.classic))
+        lines.append(_board_stats(f"{preset} no-guess", stats.no_guess))
+    for mode, rating in player.ratings.items():
+        lines.append(f"rating ({mode}): {rating.rating:.0f} +/- {rating.deviation:.0f}, "
+                     f"{rating.games} games")
+    if not player.recent:
+        return [*lines, "no finished games yet"]
+    lines.append("last games:")
+    for r in player.recent:
+        board: str = r.preset or "custom"
+        if r.no_guess:
+            board += " no-guess"
+        if r.daily:
+            board += f" (daily {r.daily})"
+        rate = f"  {r.bbbv_per_second:.2f} 3BV/s" if r.bbbv_per_second is not None else ""
+        hinted = "  (hints)" if r.assisted else ""
+        lines.append(f"  {when(r.ended_at)}  {r.result:<4}  {seconds(r.elapsed_ms):>9}  "
+                     f"{board}{rate}{hinted}  {r.id}")
     return lines

@@ -1,9 +1,10 @@
-"""Tokens of the games this machine created, so later commands can move without ``--token``.
+"""Tokens of the games this machine created, so later commands can move without
+``--token``, and of the player registered here for each service, so new games are theirs.
 
 A small JSON file, readable by its owner only: ``$MINESWEEPER_TOKENS`` if set, else
 ``$XDG_STATE_HOME/minesweeper/tokens.json`` (``~/.local/state/...`` by default).
 Games expire on the service after a week of inactivity, so the file keeps only the
-most recent entries.
+most recent games; a player's token is kept until another replaces it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ class _Entry(msgspec.Struct):
     token: str
     url: str
     saved_at: int
+
+
+# Players' entries are keyed by this and the service's URL; games' by their ids.
+_PLAYER = "player@"
+
+
+def _base(url: str) -> str:
+    return url.rstrip("/")
 
 
 def default_path() -> Path:
@@ -54,8 +63,18 @@ class TokenStore:
     def put(self, game_id: str, token: str, url: str) -> None:
         entries = self._load()
         entries[game_id] = _Entry(token, url, int(time.time()))
-        newest = sorted(entries.items(), key=lambda kv: kv[1].saved_at)[-KEEP:]
-        self._write(dict(newest))
+        players = {k: v for k, v in entries.items() if k.startswith(_PLAYER)}
+        games = [(k, v) for k, v in entries.items() if not k.startswith(_PLAYER)]
+        newest = sorted(games, key=lambda kv: kv[1].saved_at)[-KEEP:]
+        self._write({**players, **dict(newest)})
+
+    def player(self, url: str) -> str | None:
+        """The token of the player registered on the service at ``url``."""
+        entry = self._load().get(_PLAYER + _base(url))
+        return entry.token if entry else None
+
+    def put_player(self, url: str, token: str) -> None:
+        self.put(_PLAYER + _base(url), token, _base(url))
 
     def _write(self, entries: dict[str, _Entry]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -18,6 +18,7 @@ __all__ = [
     "PROBLEM_STATUSES",
     "Action",
     "Auth",
+    "BoardStats",
     "Cell",
     "ChangedCell",
     "ChordMessage",
@@ -25,6 +26,7 @@ __all__ = [
     "ClientMessage",
     "Coordinate",
     "CreatedGame",
+    "CreatedPlayer",
     "DailyDate",
     "Diff",
     "Error",
@@ -35,6 +37,8 @@ __all__ = [
     "GameView",
     "Health",
     "Heartbeat",
+    "Held",
+    "HeldReason",
     "Hint",
     "HintKind",
     "Leaderboard",
@@ -44,11 +48,25 @@ __all__ = [
     "MoveAction",
     "NewGame",
     "Outcome",
+    "NewPlayer",
     "PauseAction",
     "PlayedMove",
+    "PlayerClientMessage",
+    "PlayerHeartbeat",
+    "PlayerId",
     "PlayerName",
+    "PlayerRename",
+    "PlayerServerMessage",
+    "PlayerSnapshot",
+    "PlayerStats",
+    "PlayerView",
     "PresetName",
+    "PresetStats",
     "Problem",
+    "Rating",
+    "RatingMode",
+    "RecentGame",
+    "RecentKind",
     "Replay",
     "ReplayMove",
     "RequestId",
@@ -82,9 +100,15 @@ Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
 Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 Size = Annotated[int, Meta(ge=2, le=1_000_000)]
 MineCount = Annotated[int, Meta(ge=1, le=1_000_000)]
-PlayerName = Annotated[
-    str, Meta(min_length=1, max_length=24, pattern=r"^[A-Za-z0-9_.\- ]+$")
-]
+# A player's name: unique ignoring case.
+PlayerName = Annotated[str, Meta(min_length=2, max_length=20, pattern=r"^[A-Za-z0-9_\-]+$")]
+PlayerId = Annotated[str, Meta(pattern=r"^[0-9a-f]{32}$")]
+# Why a human account's win was kept off the human leaderboards.
+HeldReason = Literal["faster_than_human_records", "machine_cadence"]
+# The modes that rate players (matches, to come).
+RatingMode = Literal["race"]
+# What a player's recent entry was: a game, or (to come) a match.
+RecentKind = Literal["game", "match"]
 Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 # A cell that changed: [x, y, char].
 ChangedCell = tuple[int, int, str]
@@ -96,7 +120,8 @@ DailyDate = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 
 
 class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
-    """``POST /games``: a preset, or a custom ``width``/``height``/``mines``."""
+    """``POST /games``: a preset, or a custom ``width``/``height``/``mines``. The game
+    belongs to the player whose token the request carries, if any."""
 
     preset: PresetName | None = None
     width: Size | None = None
@@ -106,7 +131,6 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     first_click: FirstClick = "zero"
     no_guess: bool = False
     question_marks: bool = False
-    player: PlayerName | None = None
     # Today's shared board for this preset: the same mines for every player. In JSON
     # ``daily``; elsewhere ``daily`` is the date of such a board.
     daily_preset: PresetName | None = field(default=None, name="daily")
@@ -117,6 +141,19 @@ class Cell(Struct, forbid_unknown_fields=True):
 
     x: Coordinate
     y: Coordinate
+
+
+class NewPlayer(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /players``: without a ``name`` the service makes up a guest's name."""
+
+    name: PlayerName | None = None
+    bot: bool = False
+
+
+class PlayerRename(Struct, forbid_unknown_fields=True):
+    """``PATCH /players/me``."""
+
+    name: PlayerName
 
 
 class FlagCell(Struct, forbid_unknown_fields=True):
@@ -148,6 +185,13 @@ class Stats(Struct):
     efficiency: float | None
 
 
+class Held(Struct):
+    """Why a human account's win stays off the human leaderboards: no person plays that fast."""
+
+    reason: HeldReason
+    detail: str
+
+
 class GameView(Struct):
     id: str
     version: int
@@ -161,10 +205,13 @@ class GameView(Struct):
     no_guess: bool
     question_marks: bool
     paused: bool
+    # The player the game belongs to, and the name they had when it was made.
+    player_id: str | None
     player: str | None
     daily: DailyDate | None
     # The game a reset started from this one, once it was reset.
     next_id: str | None
+    held: Held | None
     board: list[str]
     created_at: Timestamp
     started_at: Timestamp | None
@@ -253,6 +300,7 @@ class Replay(Struct):
     no_guess: bool
     question_marks: bool
     daily: DailyDate | None
+    player_id: str | None
     player: str | None
     seed: int
     status: Outcome
@@ -273,6 +321,8 @@ class Replay(Struct):
 
 class LeaderboardEntry(Struct):
     rank: int
+    player_id: str
+    # The player's name now: a rename shows on every entry.
     player: str
     elapsed_ms: int
     bbbv: int
@@ -284,8 +334,73 @@ class LeaderboardEntry(Struct):
 class Leaderboard(Struct):
     preset: PresetName
     no_guess: bool
+    # The bots' board, or the humans'.
+    bot: bool
     date: DailyDate | None
     entries: list[LeaderboardEntry]
+
+
+class BoardStats(Struct):
+    """A player's finished games on one board kind. Bests count only wins that could be
+    ranked (unassisted, no chosen seed, not held)."""
+
+    played: int
+    won: int
+    best_ms: int | None
+    best_bbbv_per_s: float | None
+    # Wins in a row, now and at best.
+    streak: int
+    best_streak: int
+
+
+class PresetStats(Struct):
+    classic: BoardStats
+    no_guess: BoardStats
+
+
+class PlayerStats(Struct):
+    beginner: PresetStats
+    intermediate: PresetStats
+    expert: PresetStats
+
+
+class Rating(Struct):
+    rating: float
+    deviation: float
+    games: int
+
+
+class RecentGame(Struct):
+    """One of a player's last finished games (or, later, matches)."""
+
+    id: str
+    kind: RecentKind
+    preset: PresetName | None
+    no_guess: bool
+    daily: DailyDate | None
+    result: Outcome
+    elapsed_ms: int
+    bbbv_per_second: float | None
+    assisted: bool
+    ended_at: Timestamp
+
+
+class PlayerView(Struct):
+    """A player as anybody may see them: never their token."""
+
+    id: str
+    name: str
+    bot: bool
+    created_at: Timestamp
+    stats: PlayerStats
+    ratings: dict[RatingMode, Rating]
+    # Newest first, at most 20.
+    recent: list[RecentGame]
+
+
+class CreatedPlayer(Struct):
+    player: PlayerView
+    token: str
 
 
 class Problem(Struct, omit_defaults=True):
@@ -364,6 +479,22 @@ class ChordMessage(Struct, tag="chord", tag_field="type", forbid_unknown_fields=
 ClientMessage = Auth | RevealMessage | FlagMessage | ChordMessage
 
 
+class PlayerSnapshot(Struct, tag="player", tag_field="type"):
+    """The player, on a player's socket: first, and again whenever they changed."""
+
+    player: PlayerView
+
+
+class PlayerHeartbeat(Struct, tag="heartbeat", tag_field="type"):
+    """Sent when a player's socket is quiet."""
+
+    server_time: Timestamp
+
+
+PlayerServerMessage = PlayerSnapshot | PlayerHeartbeat | Error
+PlayerClientMessage = Auth
+
+
 # ---- problems ---------------------------------------------------------------------------
 
 #: Every problem ``code`` and the HTTP statuses it is answered with.
@@ -375,6 +506,7 @@ PROBLEM_STATUSES: Final[Mapping[str, tuple[int, ...]]] = {
     "game_over": (409,),
     "paused": (409,),
     "game_in_progress": (409,),
+    "name_taken": (409,),
     "version_conflict": (412,),
     "too_large": (413,),
     "rate_limited": (429,),

@@ -17,15 +17,15 @@ const prefs = (change = {}) => ({ ...DEFAULT_PREFS, custom: { ...DEFAULT_PREFS.c
 describe("new games", () => {
   it("take the level and the options from the preferences", () => {
     assert.deepEqual(levelSettings(prefs({ player: "Ada" }), "expert"), {
-      preset: "expert", question_marks: false, no_guess: false, player: "Ada",
+      preset: "expert", question_marks: false, no_guess: false,
     });
     const custom = levelSettings(prefs({ noGuess: true, custom: { width: 20, height: 10, mines: 30, first_click: "none" } }), "custom");
     assert.deepEqual(custom, { width: 20, height: 10, mines: 30, first_click: "zero", question_marks: false, no_guess: true });
   });
 
-  it("send no name the service would refuse", () => {
-    assert.equal("player" in levelSettings(prefs({ player: "<script>" }), "beginner"), false);
-    assert.deepEqual(dailySettings(prefs({ player: " Bo " }), "beginner"), { daily: "beginner", no_guess: false, player: "Bo" });
+  it("send no typed name: the service takes a game's player from the player's token", () => {
+    assert.equal("player" in levelSettings(prefs({ player: "Ada" }), "beginner"), false);
+    assert.deepEqual(dailySettings(prefs({ player: " Bo " }), "beginner"), { daily: "beginner", no_guess: false });
   });
 
   it("are like the game on screen, and a reset only when its settings are the preferences'", () => {
@@ -35,7 +35,7 @@ describe("new games", () => {
     });
     assert.equal(resetKeepsPrefs(prefs(), g), false);
     assert.equal(resetKeepsPrefs(prefs({ questionMarks: true }), g), true);
-    assert.equal(resetKeepsPrefs(prefs({ questionMarks: true, player: "Ada" }), g), false);
+    assert.equal(resetKeepsPrefs(prefs({ questionMarks: true, player: "Ada" }), g), true);
   });
 });
 

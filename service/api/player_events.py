@@ -1,0 +1,128 @@
+"""``GET /players/me/events``: a player's own socket.
+
+The client's first message is ``{"type": "auth", "token": ...}`` with the player's
+token. The socket then sends the player's view, and everything published on the
+player's channel (on any replica: the same fan-out as a game's diffs), which is the
+view again whenever the player changed, with a heartbeat while nothing happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import msgspec
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import metrics, wire
+from ..store import Owner, Subscription
+from ..store.events import RESYNC
+from . import backends, views
+from .auth import player_of_token
+from .backends import Backends
+from .problems import ApiError, api_error_of, problem
+from .requests import now_ms
+from .sockets import (
+    POLICY_VIOLATION,
+    TRY_AGAIN_LATER,
+    Flooding,
+    Socket,
+    TooSlow,
+    close,
+    counted,
+    until_one_ends,
+)
+
+log = logging.getLogger(__name__)
+
+# Seconds a client has to authenticate after the upgrade.
+AUTH_TIMEOUT = 10.0
+
+_auth = msgspec.json.Decoder(wire.PlayerClientMessage)
+_encode = wire.json_encoder.encode
+
+
+class PlayerSession(Socket):
+    def __init__(self, ws: WebSocket, b: Backends) -> None:
+        super().__init__(ws, b)
+        self.player_id = ""
+
+    async def authenticate(self) -> Owner:
+        """The player the first message's token belongs to."""
+        try:
+            async with asyncio.timeout(AUTH_TIMEOUT):
+                text = await self.receive_text()
+        except TimeoutError:
+            detail = 'send {"type": "auth", "token": ...} first'
+            raise ApiError(401, "unauthorized", detail) from None
+        message = _auth.decode(text)
+        try:
+            return await player_of_token(self.ws, message.token)
+        except ApiError:
+            await self.charge_failure()
+            raise
+
+    async def send_player(self) -> None:
+        player = await self.backends.players.load(self.player_id, now_ms())
+        if player is None:
+            raise ApiError(404, "not_found", "no such player")
+        await self.send(_encode(wire.PlayerSnapshot(views.player_view(player))))
+
+    async def forward(self, sub: Subscription) -> None:
+        while True:
+            data = await self.next_event(sub)
+            if data is None:
+                stamp = wire.timestamp(now_ms())
+                await self.send(_encode(wire.PlayerHeartbeat(server_time=stamp)))
+            elif data == RESYNC:
+                # What was published meanwhile is lost: the player as they are now says it.
+                await self.send_player()
+            else:
+                await self.send(data)
+
+    async def receive(self) -> None:
+        """Nothing more is taken on this socket; what a client sends is answered with an
+        error, and a flood closes it."""
+        while True:
+            await self.receive_text()
+            err = problem(422, "invalid_request", "this socket takes nothing after its 'auth'")
+            await self.send(_encode(wire.Error(id=None, problem=err)))
+
+
+async def player_events(ws: WebSocket) -> None:
+    b = backends.of(ws)
+    async with counted(ws, b) as admitted:
+        if admitted:
+            await _serve(ws, b)
+
+
+async def _serve(ws: WebSocket, b: Backends) -> None:
+    await ws.accept()
+    session = PlayerSession(ws, b)
+    try:
+        await session.admit()
+        owner = await session.authenticate()
+        session.player_id = owner.player_id
+        async with b.events.player(owner.player_id) as sub:
+            await session.send_player()
+            await until_one_ends(session.forward(sub), session.receive())
+    except WebSocketDisconnect:
+        return
+    except TooSlow:
+        metrics.DROPPED.inc()
+        await close(ws, TRY_AGAIN_LATER, "too slow: reconnect")
+    except Flooding:
+        await close(ws, POLICY_VIOLATION, "too many messages")
+    except Exception as exc:
+        try:
+            err = api_error_of(exc)
+        except Exception:
+            log.exception("player session failed")
+            with contextlib.suppress(Exception):
+                await ws.close(1011)
+            return
+        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+        with contextlib.suppress(Exception):
+            await session.send(_encode(out))
+            await ws.close(POLICY_VIOLATION, err.code)

@@ -1,0 +1,148 @@
+"""What every WebSocket of the service shares: sending with a deadline, a bound on
+what a client may send, the rate limits and the failed-auth budget, a cap on the
+sockets of one address, and closing cleanly. The game socket (``events.py``) and the
+player socket (``player_events.py``) are built on it."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import time
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import metrics
+from ..store import Subscription
+from .backends import Backends
+from .requests import client_address
+
+SEND_TIMEOUT = 5.0
+CLOSE_TIMEOUT = 2.0
+# Close codes: 1013 "try again later" for a consumer that fell behind.
+TRY_AGAIN_LATER = 1013
+POLICY_VIOLATION = 1008
+MESSAGE_RATE = 20.0
+MESSAGE_BURST = 40.0
+
+# Open sockets per client address in this process.
+_open: collections.Counter[str] = collections.Counter()
+
+
+class TooSlow(Exception):
+    """The client fell behind: its queue filled, or it did not take a message in time."""
+
+
+class Flooding(Exception):
+    """The client sent messages faster than a socket may."""
+
+
+class Socket:
+    """One client's socket: what it may send, and sending to it one message at a time."""
+
+    def __init__(self, ws: WebSocket, b: Backends) -> None:
+        self.ws = ws
+        self.backends = b
+        self.address = client_address(ws.scope)
+        self._allowance = MESSAGE_BURST
+        self._allowance_at = time.monotonic()
+        self._send_lock = asyncio.Lock()
+
+    async def send(self, data: bytes) -> None:
+        async with self._send_lock:
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.ws.send_text(data.decode())
+            except TimeoutError:
+                raise TooSlow from None
+
+    async def next_event(self, sub: Subscription) -> bytes | None:
+        """The next message published for this socket, or None when a heartbeat's
+        interval passed without one."""
+        # A full queue is what sets the flag, so checking it between messages is enough.
+        if sub.overflowed.is_set():
+            raise TooSlow
+        try:
+            async with asyncio.timeout(self.backends.config.heartbeat_seconds):
+                return await sub.queue.get()
+        except TimeoutError:
+            return None
+
+    def flooding(self) -> bool:
+        """A per-socket token bucket: a client may send bursts, not floods."""
+        now = time.monotonic()
+        self._allowance = min(
+            MESSAGE_BURST, self._allowance + (now - self._allowance_at) * MESSAGE_RATE
+        )
+        self._allowance_at = now
+        if self._allowance < 1:
+            return True
+        self._allowance -= 1
+        return False
+
+    async def receive_text(self) -> str | bytes:
+        """The next message the client sent (a binary frame is judged like a text one)."""
+        frame = await self.ws.receive()
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+        if self.flooding():
+            raise Flooding
+        text: str | bytes = frame.get("text") or frame.get("bytes") or b""
+        return text
+
+    async def admit(self) -> None:
+        """Take what any HTTP request from this address takes: a socket is no way around
+        the rate limits, nor around the budget for failed tokens and unknown ids."""
+        await self.backends.rate_limits.admit(self.address)
+
+    async def charge_failure(self) -> None:
+        await self.backends.rate_limits.charge_failure(self.address)
+
+
+@contextlib.asynccontextmanager
+async def counted(ws: WebSocket, b: Backends) -> AsyncIterator[bool]:
+    """Counts the socket against its address's cap while it is open; yields False (and
+    the socket is refused) when the address has too many open already."""
+    address = client_address(ws.scope)
+    if _open[address] >= b.config.max_sockets_per_client:
+        await ws.close(POLICY_VIOLATION, "too many open sockets")
+        yield False
+        return
+    _open[address] += 1
+    metrics.SUBSCRIBERS.inc()
+    try:
+        yield True
+    finally:
+        _open[address] -= 1
+        if not _open[address]:
+            del _open[address]
+        metrics.SUBSCRIBERS.dec()
+
+
+async def until_one_ends(*work: Coroutine[Any, Any, None]) -> None:
+    """Run ``work`` until one of them ends; raise what it raised (a client that left
+    is no error), and stop the others."""
+    tasks = [asyncio.create_task(w) for w in work]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            exc = task.exception()
+            if exc is not None and not isinstance(exc, WebSocketDisconnect):
+                raise exc
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+async def close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close, then read what the client still sends until its close arrives: a socket shut
+    with unread data is reset, and the reset can overtake the close frame."""
+    with contextlib.suppress(Exception):
+        await ws.close(code, reason)
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            while (await ws.receive())["type"] != "websocket.disconnect":
+                pass
