@@ -1,14 +1,16 @@
-"""Nothing is left behind: sockets that come and go (closed, reset, refused) release
-their subscriptions, connections and memory, and failing requests leave no keys in
-Redis. Each workload runs in rounds; after the first round (pools warmed up) later
-rounds must not grow anything.
+"""Nothing is left behind: sockets that come and go (closed, reset, refused), games'
+and players' alike, release their subscriptions, connections and memory, and failing
+requests (on games and on players) leave no keys in Redis. Each workload runs in
+rounds; after the first round (pools warmed up) later rounds must not grow anything.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
+from typing import Any
 
 import psutil
 import redis
@@ -49,12 +51,16 @@ def subscribers(svc: ServiceProcess) -> float:
     return 0.0
 
 
-async def churn(svc: ServiceProcess, games: list[str], n: int) -> None:
-    """``n`` sockets that end every way a socket can end."""
+def player_ws_url(base_url: str) -> str:
+    return base_url.replace("http://", "ws://", 1) + "/players/me/events"
+
+
+async def churn(svc: ServiceProcess, games: list[str], n: int, player_token: str) -> None:
+    """``n`` sockets, games' and a player's, that end every way a socket can end."""
 
     async def one(i: int) -> None:
         game = games[i % len(games)]
-        kind = i % 5
+        kind = i % 8
         if kind == 0:  # read the snapshot, close properly
             async with connect(ws_url(svc.url, game)) as ws:
                 await ws.recv()
@@ -69,6 +75,17 @@ async def churn(svc: ServiceProcess, games: list[str], n: int) -> None:
         elif kind == 3:  # an unknown game: refused
             async with connect(ws_url(svc.url, secrets.token_hex(16))) as ws:
                 await ws.recv()
+        elif kind == 5:  # the player's socket: authenticated, read, closed
+            async with connect(player_ws_url(svc.url)) as ws:
+                await ws.send(json.dumps({"type": "auth", "token": player_token}))
+                await ws.recv()
+        elif kind == 6:  # the player's socket, a wrong token: refused
+            async with connect(player_ws_url(svc.url)) as ws:
+                await ws.send(json.dumps({"type": "auth", "token": "wrong"}))
+                await ws.recv()
+        elif kind == 7:  # the player's socket, gone before authenticating
+            raw = await asyncio.to_thread(RawSocket, "127.0.0.1", svc.port, "/players/me/events")
+            raw.vanish()
         else:  # a bad message, then gone
             async with connect(ws_url(svc.url, game)) as ws:
                 await ws.recv()
@@ -86,16 +103,17 @@ async def test_sockets_leave_nothing_behind(
     games = []
     for _ in range(10):
         games.append((await http.post_json("/games", {"preset": "beginner"})).json()["game"]["id"])
+    player_token = (await http.post_json("/players", {})).json()["token"]
     r = redis.Redis.from_url(redis_server.url)
     seen = []
     for _ in range(ROUNDS):
-        await churn(service, games, 150)
+        await churn(service, games, 160, player_token)
         wait_for(lambda: subscribers(service) == 0, timeout=60, what="subscribers to go")
         wait_for(lambda: not r.pubsub_channels("ms:*"), timeout=60, what="channels to go")
         wait_for(lambda: usage(service, redis_server.port)["client_sockets"] <= 1, timeout=60,
                  what="client sockets to close")
         seen.append(usage(service, redis_server.port))
-    figures.append(f"socket churn, {ROUNDS} rounds of 150: " + " -> ".join(
+    figures.append(f"socket churn, {ROUNDS} rounds of 160: " + " -> ".join(
         f"{u['fds']} fds/{u['rss_mb']} MB" for u in seen))
     first, last = seen[0], seen[-1]
     assert last["fds"] <= first["fds"] + 3, seen
@@ -108,14 +126,22 @@ async def test_failing_requests_leave_nothing_behind(
     service: ServiceProcess, redis_server: RedisServer, figures: list[str]
 ) -> None:
     http = Http(service.url)
-    created = (await http.post_json("/games", {"preset": "beginner"})).json()
+    registered = (await http.post_json("/players", {})).json()
+    name, player_token = registered["player"]["name"], registered["token"]
+    created = (await http.post_json("/games", {"preset": "beginner"},
+                                    {"Authorization": f"Bearer {player_token}"})).json()
     gid, token = created["game"]["id"], created["token"]
     r = redis.Redis.from_url(redis_server.url)
     keys_before = set(r.scan_iter("ms:*"))
+    names_before = r.hgetall("ms:{names}:owners")
     seen = []
     for _ in range(ROUNDS):
         for i in range(300):
-            kind = i % 6
+            kind = i % 12
+            if kind >= 6:
+                reply = await failing_player_request(http, kind, name, player_token)
+                assert 400 <= reply.status < 500, reply.body
+                continue
             if kind == 0:
                 reply = await http.request("GET", f"/games/{secrets.token_hex(16)}")
             elif kind == 1:
@@ -136,8 +162,10 @@ async def test_failing_requests_leave_nothing_behind(
                                            {"Authorization": f"Bearer {token}"})
             assert 400 <= reply.status < 500, reply.body
         seen.append(usage(service, redis_server.port))
-    # No failed request wrote anything: no idempotency record, no game, no stream.
+    # No failed request wrote anything: no idempotency record, no game, no stream, no
+    # player, no name.
     assert set(r.scan_iter("ms:*")) == keys_before
+    assert r.hgetall("ms:{names}:owners") == names_before
     view = (await http.request("GET", f"/games/{gid}")).json()
     assert view["version"] == 0 and view["stats"]["clicks"]["total"] == 0
     assert view["status"] == "ready" and not r.exists(f"ms:{{{gid}}}:events")
@@ -146,3 +174,22 @@ async def test_failing_requests_leave_nothing_behind(
     assert seen[-1]["fds"] <= seen[0]["fds"] + 3, seen
     assert seen[-1]["rss_mb"] <= seen[0]["rss_mb"] + 16, seen
     await http.close()
+
+
+async def failing_player_request(http: Http, kind: int, name: str, token: str) -> Any:
+    """A request on players that fails: unknown, unauthorised, invalid, or a name taken."""
+    if kind == 6:
+        return await http.request("GET", f"/players/{secrets.token_hex(16)}")
+    if kind == 7:
+        return await http.request("GET", "/players/me", b"",
+                                  {"Authorization": f"Bearer {token}x"})
+    if kind == 8:
+        return await http.request("PATCH", "/players/me", b'{"name": "no spaces"}',
+                                  {"Authorization": f"Bearer {token}",
+                                   "Content-Type": "application/json"})
+    if kind == 9:
+        return await http.post_json("/players", {"name": name.upper()})
+    if kind == 10:
+        return await http.post_json("/players", {"name": "x", "bot": True})
+    return await http.post_json("/games", {"preset": "beginner"},
+                                {"Authorization": f"Bearer {token[:-2]}"})

@@ -19,7 +19,9 @@ class ChaosProxy:
     - ``latency``: seconds added to every chunk, each way (order and throughput kept);
     - ``blackhole``: bytes are read and thrown away, connections stay open (a silent peer);
     - ``refuse``: new connections are closed at once;
-    - :meth:`drop_all`: every open connection is reset.
+    - :meth:`drop_all`: every open connection is reset;
+    - :meth:`drop_reply_to`: the next request holding some bytes reaches the server, and
+      its connection is reset when the answer comes, so the client never reads it.
     """
 
     def __init__(self, target_port: int, target_host: str = "127.0.0.1") -> None:
@@ -30,6 +32,8 @@ class ChaosProxy:
         self.port = 0
         self.connections = 0
         self.dropped = 0
+        self.dropped_replies = 0
+        self._drop_reply_to: bytes | None = None
         self._pairs: set[tuple[asyncio.BaseTransport, asyncio.BaseTransport]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="chaos-proxy", daemon=True)
@@ -75,6 +79,11 @@ class ChaosProxy:
 
         return int(self._call(drop))
 
+    def drop_reply_to(self, needle: bytes) -> None:
+        """Lose the answer to the next request that holds ``needle``: the server has run
+        it, the client sees its connection reset."""
+        self._drop_reply_to = needle
+
     def heal(self) -> None:
         self.latency, self.blackhole, self.refuse = 0.0, False, False
 
@@ -105,14 +114,28 @@ class ChaosProxy:
             return
         pair = (writer.transport, up_writer.transport)
         self._pairs.add(pair)
+        # Set when a request whose answer is to be lost went up this connection.
+        doomed = asyncio.Event()
         try:
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+            await asyncio.gather(
+                self._pipe(reader, up_writer, watch=doomed),
+                self._pipe(up_reader, writer, doomed=(doomed, pair)),
+            )
         finally:
             self._pairs.discard(pair)
             for t in pair:
                 t.abort()
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        watch: asyncio.Event | None = None,
+        doomed: tuple[asyncio.Event, tuple[Any, Any]] | None = None,
+    ) -> None:
+        """Forward one direction. ``watch`` (requests) is set when a request whose answer
+        is to be lost passes; ``doomed`` (answers) resets the pair instead of delivering."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()
 
@@ -122,6 +145,12 @@ class ChaosProxy:
                 delay = due - loop.time()
                 if delay > 0:
                     await asyncio.sleep(delay)
+                if doomed is not None and doomed[0].is_set():
+                    self.dropped_replies += 1
+                    self._pairs.discard(doomed[1])
+                    for t in doomed[1]:
+                        t.abort()
+                    return
                 if not self.blackhole:
                     writer.write(data)
                     await writer.drain()
@@ -129,6 +158,10 @@ class ChaosProxy:
         delivery = asyncio.create_task(deliver())
         try:
             while data := await reader.read(65536):
+                needle = self._drop_reply_to
+                if watch is not None and needle is not None and needle in data:
+                    self._drop_reply_to = None
+                    watch.set()
                 if not self.blackhole:
                     queue.put_nowait((loop.time() + self.latency, data))
         except OSError:

@@ -1,0 +1,90 @@
+"""Players in the SDK and the ``minesweeper`` command: register, a player's token for new
+games, profiles, renames, and name clashes as their own exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from minesweeper import AsyncClient, Client, CreatedPlayer, NameTaken, PlayerView, Unauthorized
+
+from tests.support.play import unique_name
+
+from .conftest import FIRST, mines_of
+
+
+def test_register_play_as_the_player_and_read_the_profile(client: Client) -> None:
+    created = client.register(unique_name("sdk"))
+    assert isinstance(created, CreatedPlayer) and not created.player.bot
+    mines = mines_of(client, seed=808, preset="beginner")
+    with Client(client.base_url, player_token=created.token) as mine:
+        game = mine.new_game("beginner", seed=808)
+        assert (game.view.player_id, game.view.player) == (created.player.id, created.player.name)
+        mine.reveal(game, *FIRST)
+        mine.reveal(game, *sorted(mines)[0])
+        me = mine.me()
+    assert isinstance(me, PlayerView) and me == client.player(created.player.id)
+    assert me.stats.beginner.classic.played == 1 and me.recent[0].id == game.id
+    assert me.recent[0].result == "lost" and me.ratings == {}
+    with pytest.raises(NameTaken) as taken:
+        client.register(created.player.name.upper())
+    assert taken.value.status == 409
+    renamed = client.rename(unique_name("sdk2"), player_token=created.token)
+    assert renamed.id == created.player.id and renamed.name != created.player.name
+    with pytest.raises(Unauthorized):
+        client.me()  # this client has no player
+
+
+async def test_async_register_guest_and_bot(aclient: AsyncClient) -> None:
+    guest = await aclient.register()
+    assert guest.player.name and not guest.player.bot
+    bot = await aclient.register(unique_name("abot"), bot=True)
+    assert bot.player.bot
+    game = await aclient.new_game("expert", player_token=bot.token)
+    assert game.view.player_id == bot.player.id
+    aclient.player_token = guest.token
+    assert (await aclient.me()).id == guest.player.id
+    board = await aclient.leaderboard("expert", bot=True)
+    assert board.bot and board.preset == "expert"
+
+
+def test_cli_register_profile_rename_and_new_games(
+    cli: Any, cli_env: dict[str, str], live_server: str
+) -> None:
+    name = unique_name("cli")
+    out = cli("register", name).stdout
+    assert out.startswith(f"player {name} (") and "token saved" in out
+    saved = json.loads(Path(cli_env["MINESWEEPER_TOKENS"]).read_text())
+    (key,) = [k for k in saved if k.startswith("player@")]
+    assert key == f"player@{live_server}" and saved[key]["token"].count(".") == 1
+    # New games are the player's from now on; --anonymous makes one that is nobody's.
+    created = json.loads(cli("new", "--seed", "9", "--json").stdout)
+    assert created["game"]["player"] == name
+    anonymous = json.loads(cli("new", "--anonymous", "--json").stdout)
+    assert anonymous["game"]["player_id"] is None
+    cli("reveal", created["game"]["id"], *map(str, FIRST))
+    profile = cli("profile").stdout.splitlines()
+    assert profile[0].startswith(f"player {name} (")
+    assert profile[1].split() == ["board", "played", "won", "best", "3BV/s", "streak", "best"]
+    assert profile[2].split()[:3] == ["beginner", "0", "0"]
+    assert profile[-1] == "no finished games yet"
+    me = msgspec.json.decode(cli("profile", "--json").stdout, type=PlayerView)
+    other = cli("profile", me.id).stdout.splitlines()
+    assert other[0] == profile[0]
+    new = unique_name("cli2")
+    assert cli("rename", new).stdout.strip() == f"now called {new}"
+    assert cli("profile").stdout.startswith(f"player {new} (")
+    # A name somebody has, and a bad one.
+    taken = cli("register", new, check=False)
+    assert taken.returncode == 1 and "(name_taken)" in taken.stderr
+    bad = cli("rename", "no spaces", check=False)
+    assert bad.returncode == 1 and "(invalid_request)" in bad.stderr
+
+
+def test_cli_profile_without_a_player(cli: Any) -> None:
+    done = cli("profile", check=False)
+    assert done.returncode == 2 and "minesweeper register" in done.stderr
+    assert cli("rename", "someone", check=False).returncode == 2

@@ -1,0 +1,112 @@
+"""Leaderboards take registered players' unassisted wins: humans and bots on boards of
+their own, each entry under its player's name now. A human's win no person could have
+played (faster than the human records, or moves at a program's cadence) is held off the
+human boards, and the game says why."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.sync.client import connect
+
+from service.engine import solver
+from tests.support.play import Api, Game, Player, apply_cells, positions, unique_name
+from tests.support.solve import HUMAN_PACE, next_cell, play_out
+
+
+def board(api: Api, preset: str = "beginner", **query: Any) -> dict[str, dict[str, Any]]:
+    r = api.client.get(f"/leaderboards/{preset}", params={"limit": 100, **query})
+    assert r.status_code == 200, r.text
+    return {e["game_id"]: e for e in r.json()["entries"]}
+
+
+def no_guess_win(api: Api, player: Player | None, pace: tuple[float, float] | None) -> Game:
+    """A fresh no-guess beginner board (so it may be ranked), won by logic at ``pace``."""
+    game = api.create(owner=player, preset="beginner", no_guess=True)
+    first = next_cell(game.view["board"], game.view["mines"])
+    assert play_out(api.client, game.id, game.token, first, pace) == "won"
+    return game
+
+
+def test_a_humans_win_is_ranked_under_the_name_they_have_now(a: Api, b: Api) -> None:
+    human = a.register()
+    game = no_guess_win(b, human, HUMAN_PACE)
+    view = a.view(game)
+    assert view["held"] is None
+    entry = board(a, no_guess="true")[game.id]
+    assert (entry["player_id"], entry["player"]) == (human.id, human.name)
+    assert entry["elapsed_ms"] == view["elapsed_ms"] and entry["bbbv"] == view["stats"]["bbbv"]
+    assert game.id not in board(a, no_guess="true", bot="true")
+    # A rename shows on the entry; the game keeps the name it was played under.
+    new = unique_name("renamed")
+    assert b.client.patch("/players/me", json={"name": new}, headers=human.auth).is_success
+    entry = board(b, no_guess="true")[game.id]
+    assert (entry["player_id"], entry["player"]) == (human.id, new)
+    assert (a.view(game)["player_id"], a.view(game)["player"]) == (human.id, human.name)
+
+
+def test_a_bots_wins_are_on_the_bots_board_however_fast(a: Api, b: Api) -> None:
+    bot = a.register(bot=True)
+    assert bot.view["bot"] is True
+    game = no_guess_win(b, bot, None)
+    view = a.view(game)
+    assert view["held"] is None and view["stats"]["bbbv_per_second"] > 25
+    assert board(a, no_guess="true", bot="true")[game.id]["player_id"] == bot.id
+    assert game.id not in board(a, no_guess="true")
+    stats = a.player(bot)["stats"]["beginner"]["no_guess"]
+    assert stats["best_ms"] == view["elapsed_ms"]
+
+
+def test_a_human_at_a_programs_speed_is_held_off(a: Api, b: Api) -> None:
+    human = a.register()
+    game = no_guess_win(b, human, None)
+    view = b.view(game)
+    held = view["held"]
+    assert held is not None and held["reason"] == "faster_than_human_records", view
+    assert "3BV/s" in held["detail"]
+    assert game.id not in board(a, no_guess="true")
+    assert game.id not in board(a, no_guess="true", bot="true")
+    # The player's own record counts the win, but not as a best.
+    stats = a.player(human)["stats"]["beginner"]["no_guess"]
+    assert (stats["played"], stats["won"], stats["best_ms"]) == (1, 1, None)
+
+
+def test_a_human_at_a_programs_cadence_is_held_off(a: Api, live_server: str) -> None:
+    """Slow enough overall, but most moves sent in bursts no hand makes: a program."""
+    human = a.register()
+    game = a.create(owner=human, preset="beginner", no_guess=True)
+    board_now = game.view["board"]
+    diff = a.reveal(game, *next_cell(board_now, 10))
+    board_now = apply_cells(board_now, diff["cells"])
+    time.sleep(3)  # so that the 3BV a second stays far under the records
+    host = urlsplit(live_server).netloc
+    with connect(f"ws://{host}/games/{game.id}/events", open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "auth", "token": game.token}))
+        spare = min(positions(board_now, "#"))
+        # Flag and unflag one cell in a burst: 38 moves sent at once, taken one by one.
+        for i in range(38):
+            ws.send(json.dumps({"type": "flag", "x": spare[0], "y": spare[1], "id": i}))
+        answered = 0
+        while answered < 38:
+            answered += json.loads(ws.recv(timeout=30))["type"] == "result"
+    while diff["status"] == "playing":
+        analysis = solver.analyze(board_now, 10)
+        x, y = next(p for p in analysis.safe if board_now[p[1]][p[0]] == "#")
+        diff = a.reveal(game, x, y)
+        board_now = apply_cells(board_now, diff["cells"])
+    assert diff["status"] == "won"
+    view = a.view(game)
+    assert view["stats"]["bbbv_per_second"] < 10
+    held = view["held"]
+    assert held is not None and held["reason"] == "machine_cadence", view
+    assert game.id not in board(a, no_guess="true")
+
+
+def test_only_players_wins_are_ranked(a: Api) -> None:
+    anonymous = no_guess_win(a, None, HUMAN_PACE)
+    assert anonymous.view["player_id"] is None and a.view(anonymous)["held"] is None
+    assert anonymous.id not in board(a, no_guess="true")
+    assert anonymous.id not in board(a, no_guess="true", bot="true")
