@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 from .. import wire
 
-# 3BV/s above which a win is beyond any person, per preset. Each is the best rate of the
-# level's fastest published game with room to spare; see the README.
+# 3BV/s above which a win is beyond any person, per preset: beginner just above its record's
+# rate (0.09 s on 3BV 2), intermediate and expert above what their record times (under 8 s,
+# 26.59 s) reach on any but the rarest boards; the README says how.
 HUMAN_BBBV_PER_S: dict[str, float] = {"beginner": 25.0, "intermediate": 12.0, "expert": 10.0}
 # Moves this close together, in the middle of a game, are a program's: no person clicks
 # 25 times a second for long.
