@@ -10,14 +10,12 @@ is followed by a fresh snapshot.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from typing import Any
 
 import msgspec
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
-from .. import engine, metrics, wire
+from .. import engine, wire
 from ..store import GameStore, Record, Subscription
 from ..store.events import RESYNC
 from . import backends, moves, views
@@ -25,20 +23,7 @@ from .auth import authorise, hash_token
 from .backends import Backends
 from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
-from .sockets import (
-    POLICY_VIOLATION,
-    TRY_AGAIN_LATER,
-    Flooding,
-    Socket,
-    TooSlow,
-    close,
-    counted,
-    until_one_ends,
-)
-
-log = logging.getLogger(__name__)
-
-NOT_FOUND = 4404
+from .sockets import Socket, counted, served, until_one_ends
 
 
 class _Head(msgspec.Struct):
@@ -169,7 +154,7 @@ async def events(ws: WebSocket) -> None:
 async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
     await ws.accept()
     session = Session(ws, game_id, b)
-    try:
+    async with served(session, "too slow: reconnect with ?since"):
         await session.admit()
         since = _since(ws.query_params.get("since"))
         async with b.events.game(game_id) as sub:
@@ -178,29 +163,6 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
                 since = None
             await session.catch_up(since, record)
             await until_one_ends(session.forward(sub), session.receive())
-    except WebSocketDisconnect:
-        return
-    # The socket is closed here, once both of its tasks have stopped, so nothing is sent
-    # after the close.
-    except TooSlow:
-        metrics.DROPPED.inc()
-        await close(ws, TRY_AGAIN_LATER, "too slow: reconnect with ?since")
-    except Flooding:
-        await close(ws, POLICY_VIOLATION, "too many messages")
-    except Exception as exc:
-        try:
-            err = api_error_of(exc)
-        except Exception:
-            log.exception("live session failed")
-            with contextlib.suppress(Exception):
-                await ws.close(1011)
-            return
-        if err.code == "not_found":
-            await session.charge_failure()
-        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
-        with contextlib.suppress(Exception):
-            await session.send(_encode(out))
-            await ws.close(NOT_FOUND if err.code == "not_found" else POLICY_VIOLATION, err.code)
 
 
 def _since(raw: str | None) -> int | None:

@@ -9,32 +9,19 @@ view again whenever the player changed, with a heartbeat while nothing happens.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 
 import msgspec
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
-from .. import metrics, wire
+from .. import wire
 from ..store import Owner, Subscription
 from ..store.events import RESYNC
 from . import backends, views
 from .auth import player_of_token
 from .backends import Backends
-from .problems import ApiError, api_error_of, problem
+from .problems import ApiError, problem
 from .requests import now_ms
-from .sockets import (
-    POLICY_VIOLATION,
-    TRY_AGAIN_LATER,
-    Flooding,
-    Socket,
-    TooSlow,
-    close,
-    counted,
-    until_one_ends,
-)
-
-log = logging.getLogger(__name__)
+from .sockets import Socket, counted, served, until_one_ends
 
 # Seconds a client has to authenticate after the upgrade.
 AUTH_TIMEOUT = 10.0
@@ -100,29 +87,10 @@ async def player_events(ws: WebSocket) -> None:
 async def _serve(ws: WebSocket, b: Backends) -> None:
     await ws.accept()
     session = PlayerSession(ws, b)
-    try:
+    async with served(session, "too slow: reconnect"):
         await session.admit()
         owner = await session.authenticate()
         session.player_id = owner.player_id
         async with b.events.player(owner.player_id) as sub:
             await session.send_player()
             await until_one_ends(session.forward(sub), session.receive())
-    except WebSocketDisconnect:
-        return
-    except TooSlow:
-        metrics.DROPPED.inc()
-        await close(ws, TRY_AGAIN_LATER, "too slow: reconnect")
-    except Flooding:
-        await close(ws, POLICY_VIOLATION, "too many messages")
-    except Exception as exc:
-        try:
-            err = api_error_of(exc)
-        except Exception:
-            log.exception("player session failed")
-            with contextlib.suppress(Exception):
-                await ws.close(1011)
-            return
-        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
-        with contextlib.suppress(Exception):
-            await session.send(_encode(out))
-            await ws.close(POLICY_VIOLATION, err.code)

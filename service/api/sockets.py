@@ -8,22 +8,27 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .. import metrics
+from .. import metrics, wire
 from ..store import Subscription
 from .backends import Backends
+from .problems import api_error_of, problem
 from .requests import client_address
+
+log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 5.0
 CLOSE_TIMEOUT = 2.0
 # Close codes: 1013 "try again later" for a consumer that fell behind.
 TRY_AGAIN_LATER = 1013
 POLICY_VIOLATION = 1008
+NOT_FOUND = 4404
 MESSAGE_RATE = 20.0
 MESSAGE_BURST = 40.0
 
@@ -119,6 +124,39 @@ async def counted(ws: WebSocket, b: Backends) -> AsyncIterator[bool]:
         if not _open[address]:
             del _open[address]
         metrics.SUBSCRIBERS.dec()
+
+
+@contextlib.asynccontextmanager
+async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
+    """Runs a socket's session, and closes the socket as the session ended: a client
+    that left needs nothing, one that fell behind gets 1013 (``too_slow`` says what to
+    do), a flood 1008, a refusal its ``error`` then 4404 (not found) or 1008, a bug 1011.
+    The socket is closed here, once the session's tasks have stopped, so nothing is sent
+    after the close."""
+    ws = socket.ws
+    try:
+        yield
+    except WebSocketDisconnect:
+        return
+    except TooSlow:
+        metrics.DROPPED.inc()
+        await close(ws, TRY_AGAIN_LATER, too_slow)
+    except Flooding:
+        await close(ws, POLICY_VIOLATION, "too many messages")
+    except Exception as exc:
+        try:
+            err = api_error_of(exc)
+        except Exception:
+            log.exception("live session failed")
+            with contextlib.suppress(Exception):
+                await ws.close(1011)
+            return
+        if err.code == "not_found":
+            await socket.charge_failure()
+        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+        with contextlib.suppress(Exception):
+            await socket.send(wire.json_encoder.encode(out))
+            await ws.close(NOT_FOUND if err.code == "not_found" else POLICY_VIOLATION, err.code)
 
 
 async def until_one_ends(*work: Coroutine[Any, Any, None]) -> None:

@@ -30,19 +30,23 @@ def asyncapi() -> dict[str, Any]:
     return docs.load(docs.ASYNCAPI)
 
 
-def _payload_schemas(doc: dict[str, Any], action: str) -> dict[str, Draft202012Validator]:
-    """Message name -> validator of its payload, for the operation doing ``action``."""
+def _payload_schemas(
+    doc: dict[str, Any], action: str, channel: str = "game"
+) -> dict[str, Draft202012Validator]:
+    """Message ``type`` -> validator of its payload, for the operation doing ``action``
+    on ``channel``."""
     registry: Registry[Any] = Registry().with_resource(DOC_URI, DRAFT202012.create_resource(doc))
     out = {}
     for op in doc["operations"].values():
-        if op["action"] != action:
+        if op["action"] != action or op["channel"]["$ref"] != f"#/channels/{channel}":
             continue
         for ref in op["messages"]:
             channel_message = docs_pointer(doc, ref["$ref"])
             message = docs_pointer(doc, channel_message["$ref"])
-            schema = {"$ref": DOC_URI + message["payload"]["schema"]["$ref"]}
-            out[message["name"]] = Draft202012Validator(
-                schema, registry=registry, format_checker=FormatChecker()
+            schema_ref = message["payload"]["schema"]["$ref"]
+            (kind,) = docs_pointer(doc, schema_ref)["properties"]["type"]["enum"]
+            out[kind] = Draft202012Validator(
+                {"$ref": DOC_URI + schema_ref}, registry=registry, format_checker=FormatChecker()
             )
     return out
 
@@ -90,13 +94,12 @@ def http(contract_server: str) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def open_socket(contract_server: str, asyncapi: dict[str, Any]) -> Any:
-    sent = _payload_schemas(asyncapi, "send")
     base = contract_server.replace("http://", "ws://", 1)
 
     @contextmanager
-    def opener(path: str) -> Iterator[Socket]:
+    def opener(path: str, channel: str = "game") -> Iterator[Socket]:
         with connect(base + path, open_timeout=10) as ws:
-            yield Socket(ws, sent)
+            yield Socket(ws, _payload_schemas(asyncapi, "send", channel))
 
     return opener
 
@@ -162,9 +165,9 @@ def test_client_message_examples_are_accepted(
     game_id, token = new_game(http)
     examples = [
         example["payload"]
-        for name, message in asyncapi["components"]["messages"].items()
-        if name in _payload_schemas(asyncapi, "receive")
+        for message in asyncapi["components"]["messages"].values()
         for example in message.get("examples", [])
+        if example["payload"]["type"] in _payload_schemas(asyncapi, "receive")
     ]
     assert examples
     with open_socket(f"/games/{game_id}/events") as socket:
@@ -189,3 +192,24 @@ def test_unknown_game(open_socket: Any) -> None:
         with pytest.raises(ConnectionClosed) as closed:
             socket.ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+
+
+def test_a_players_socket(open_socket: Any, http: httpx.Client) -> None:
+    registered = http.post("/players", json={}).json()
+    token = registered["token"]
+    with open_socket("/players/me/events", "player") as socket:
+        socket.send({"type": "auth", "token": token})
+        first = socket.receive()
+        assert first["type"] == "player" and first["player"] == registered["player"]
+        renamed = http.patch("/players/me", json={"name": f"c-{registered['player']['id'][:8]}"},
+                             headers={"Authorization": f"Bearer {token}"})
+        assert renamed.status_code == 200
+        assert socket.receive_until("player")["player"] == renamed.json()
+        socket.send({"type": "reveal", "x": 0, "y": 0})
+        assert socket.receive_until("error")["problem"]["code"] == "invalid_request"
+    with open_socket("/players/me/events", "player") as socket:
+        socket.send({"type": "auth", "token": "wrong"})
+        assert socket.receive()["problem"]["code"] == "unauthorized"
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008

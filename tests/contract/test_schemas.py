@@ -4,7 +4,8 @@
   the wire Structs (annotations aside), and every wire Struct is in one of them;
 - each operation's bodies are the Structs its handler decodes and encodes;
 - openapi.yaml has a path for every route of the app, with the same methods, and no other;
-- asyncapi.yaml has one message per member of the tagged unions, named by its tag.
+- asyncapi.yaml has, on each socket's channel, one message per member of that socket's
+  tagged unions, whose payload's ``type`` is its tag.
 """
 
 from __future__ import annotations
