@@ -59,7 +59,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         ge=0, description="requests a second per client address (0: no limit)"
     )] = 100
     move_rate_limit: Annotated[float, Meta(
-        ge=0, description="moves a second per game token (0: no limit)"
+        ge=0, description="moves a second per token, a game's or a player's (0: no limit)"
     )] = 30
     auth_failure_limit: Annotated[float, Meta(
         ge=0, description="wrong tokens, unknown games and unknown players a minute per "
