@@ -90,9 +90,9 @@ class Events:
                     with redis_errors():
                         await self._pubsub.subscribe(channel)
                 except BaseException:
-                    # Left registered, the game would look subscribed to everyone after,
+                    # Left registered, the channel would look subscribed to everyone after,
                     # and they would wait for a confirmation that never comes.
-                    del self._subscribers[game_id], self._confirmed[channel]
+                    del self._subscribers[channel], self._confirmed[channel]
                     raise
             confirmed = self._confirmed[channel]
         try:
