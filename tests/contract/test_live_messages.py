@@ -44,7 +44,7 @@ def _payload_schemas(
             channel_message = docs_pointer(doc, ref["$ref"])
             message = docs_pointer(doc, channel_message["$ref"])
             schema_ref = message["payload"]["schema"]["$ref"]
-            (kind,) = docs_pointer(doc, schema_ref)["properties"]["type"]["enum"]
+            kind = docs_pointer(doc, schema_ref)["properties"]["type"]["const"]
             out[kind] = Draft202012Validator(
                 {"$ref": DOC_URI + schema_ref}, registry=registry, format_checker=FormatChecker()
             )
