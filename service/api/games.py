@@ -112,14 +112,15 @@ def _created(created: wire.CreatedGame) -> Response:
 
 
 async def create_game(request: Request) -> Response:
-    token = optional_bearer_token(request)
-    owner = await player_of_token(request, token) if token is not None else None
     try:
         body = await read_body(request, wire.NewGame, empty_ok=True)
     except msgspec.ValidationError as exc:
         if "unknown field `player`" in str(exc):
             raise ApiError(422, "invalid_request", NO_PLAYER_FIELD) from None
         raise
+    # The body first: a request that cannot make a game is refused for that, whoever sent it.
+    token = optional_bearer_token(request)
+    owner = await player_of_token(request, token) if token is not None else None
     b = backends.of(request)
     return _created(await start_game(b, settings_of(body, b.config.max_cells), body, owner))
 
