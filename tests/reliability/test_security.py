@@ -440,6 +440,86 @@ async def test_no_hidden_information_leaves_before_the_end(
     figures.append("leak check before the end: " + "; ".join(lines))
 
 
+def player_token_forms(token: str) -> list[bytes]:
+    """The token, its secret half (the id before the dot is public) and its hash."""
+    secret = token.split(".", 1)[1]
+    digest = hashlib.sha256(token.encode()).digest()
+    return [token.encode(), secret.encode(), *encodings(digest), digest[:12].hex().encode()]
+
+
+async def test_a_players_token_is_sent_once_and_never_again(chatty: ServiceProcess) -> None:
+    """The reply to ``POST /players`` is the only place a player's token is ever shown:
+    not in a game made or played with it, in the player's views, on either socket,
+    in a refusal, nor in the log, before or after the game ends."""
+    rec = Recording()
+    c = Client(chatty.url, rec)
+    name = f"leak{secrets.token_hex(4)}"
+    registered = await c.call("POST", "/players", {"name": name})
+    assert registered.status == 201, registered.body
+    token, player_id = registered.json()["token"], registered.json()["player"]["id"]
+    shown = rec.before.pop()
+    forms = player_token_forms(token)
+    # The check has teeth: the one reply that shows the token is caught by it.
+    assert any(form in shown for form in forms)
+    c.token = token
+    mine = {"Authorization": f"Bearer {token}"}
+
+    async with connect(chatty.url.replace("http://", "ws://", 1) + "/players/me/events") as own:
+        await own.send(json.dumps({"type": "auth", "token": token}))
+        assert (await take(own, rec))["type"] == "player"
+        settings_ = {"preset": "beginner", "seed": 90210}
+        made = await c.call("POST", "/games", settings_, mine)
+        assert made.status == 201, made.body
+        c.game_id = made.json()["game"]["id"]
+        game_token = made.json()["token"]
+        assert made.json()["game"]["player_id"] == player_id and game_token != token
+        first = (4, 4)
+        mines = layout_of(settings_, 90210, first)
+        await c.call("GET", "/players/me", headers=mine)
+        await c.call("PATCH", "/players/me", {"name": name + "x"}, mine)
+        await c.call("GET", f"/players/{player_id}")
+        await c.call("GET", "/players/me",
+                     headers={"Authorization": f"Bearer {token[:-1]}A"})  # refused
+        await c.call("POST", "/players", {"name": name + "x"})  # the name is taken
+        board = apply(made.json()["game"]["board"],
+                      (await c.move("reveal", *first)).json()["cells"])
+        await c.move("flag", *sorted(mines)[0])
+        await c.call("POST", f"/games/{c.game_id}/hint", headers=mine)
+        await c.view()
+        # The game's socket, authenticated with the player's token, makes one move.
+        async with connect(ws_url(chatty.url, c.game_id)) as ws:
+            head = ws.response
+            assert head is not None
+            rec.add(str(head.headers).encode())
+            await take(ws, rec)  # the snapshot
+            await ws.send(json.dumps({"type": "auth", "token": token}))
+            x, y = next(p for p in hidden(board) if p not in mines)
+            await ws.send(json.dumps({"type": "reveal", "x": x, "y": y, "id": 1}))
+            while (answer := await take(ws, rec))["type"] != "result":
+                assert answer["type"] != "error", answer
+            board = apply(board, answer["diff"]["cells"])
+        while safe := [p for p in hidden(board) if p not in mines]:
+            board = apply(board, (await c.move("reveal", *safe[0])).json()["cells"])
+        assert (await c.view())["status"] == "won"
+        # The player's socket shows the won game among the player's recent ones.
+        while not (await take(own, rec)).get("player", {}).get("recent"):
+            pass
+    await c.call("GET", f"/games/{c.game_id}/replay")
+    await c.call("GET", "/leaderboards/beginner")
+    await c.call("GET", f"/players/{player_id}")
+
+    sent = rec.before + rec.after
+    assert len(sent) > 20
+    for data in sent:
+        for form in forms:
+            assert form not in data, f"the player's token ({form[:12]!r}) in {data[:160]!r}"
+    log = chatty.output().encode()
+    assert player_id.encode() in log  # the log was read, and it names the player
+    for form in forms:
+        assert form not in log, f"the player's token ({form[:12]!r}) is in the log"
+    await c.http.close()
+
+
 # ---- tokens --------------------------------------------------------------------------------
 
 
