@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.play import Api, Game, Mines, Player, learn_mines, positions, win
+from tests.support.play import Api, Game, Mines, Player, apply_cells, learn_mines, positions, win
 from tests.support.proxy import ChaosProxy
 from tests.support.servers import RedisServer, running_service
 from tests.support.solve import HUMAN_PACE, next_cell, play_out
@@ -163,6 +163,52 @@ def test_two_replicas_at_once_count_every_game_once(
     recent = a.player(p)["recent"]
     assert len(recent) == 18 == len({r["id"] for r in recent})
     assert {r["id"] for r in recent} == {g.id for g in games + raced}
+
+
+def test_the_last_move_sent_to_both_replicas_with_one_key_counts_once(
+    a: Api, b: Api, seeded_mines: Mines
+) -> None:
+    """A client that retries the winning click on the other replica (the same
+    Idempotency-Key, at the same moment) gets one answer twice, and one win is counted."""
+    p = a.register()
+    game = a.create(owner=p, **SEEDED)
+    board = game.view["board"]
+    diff = a.reveal(game, *FIRST)
+    while True:
+        board = apply_cells(board, diff["cells"])
+        left = sorted(positions(board, "#") - seeded_mines, key=lambda q: (q[1], q[0]))
+        assert left and diff["status"] == "playing"
+        if len(left) == 1:
+            break
+        diff = b.reveal(game, *left[0])
+    last = {"x": left[0][0], "y": left[0][1]}
+    headers = {**game.auth, "Idempotency-Key": "the-last-click"}
+    answers: list[httpx.Response] = []
+    lock = threading.Lock()
+    start = threading.Barrier(2)
+
+    def send(api: Api) -> None:
+        start.wait()
+        r = api.client.post(f"/games/{game.id}/reveal", json=last, headers=headers)
+        with lock:
+            answers.append(r)
+
+    threads = [threading.Thread(target=send, args=(api,)) for api in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status_code for r in answers] == [200, 200], [r.text for r in answers]
+    assert answers[0].json() == answers[1].json()
+    assert answers[0].json()["status"] == "won"
+    # Once more, later, on each replica: still the same answer, still one win.
+    for api in (a, b):
+        again = api.client.post(f"/games/{game.id}/reveal", json=last, headers=headers)
+        assert again.status_code == 200 and again.json() == answers[0].json()
+    for api in (a, b):
+        classic = board_stats(api, p, "beginner", "classic")
+        assert (classic["played"], classic["won"], classic["streak"]) == (1, 1, 1)
+        assert [r["id"] for r in api.player(p)["recent"]] == [game.id]
 
 
 @pytest.fixture
