@@ -50,7 +50,7 @@ def test_readme_section_has_the_walkthrough() -> None:
     found = blocks((ROOT / "README.md").read_text())
     assert len(found) >= 5
     script = "\n".join(body for body, _ in found)
-    for step in ("/games\"", "Accept: text/plain", "/reveal", "/flag", "/chord"):
+    for step in ("/games\"", "Accept: text/plain", "/reveal", "/flag", "/chord", "/players"):
         assert step in script, step
     assert all(expected is not None for _, expected in found)
 
