@@ -17,6 +17,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export class Api {
   constructor(base = document.baseURI) {
     this.base = base;
+    // The token new games are made with (a promise of it, or of null): the player's.
+    this.playerToken = () => null;
   }
 
   url(path) {
@@ -60,8 +62,9 @@ export class Api {
     }
   }
 
-  createGame(settings) {
-    return this.request("POST", "games", { body: settings });
+  /** A new game, the player's when the page has a player. */
+  async createGame(settings) {
+    return this.request("POST", "games", { body: settings, token: await this.playerToken() });
   }
 
   getGame(id) {
@@ -86,11 +89,30 @@ export class Api {
     return this.request("GET", `games/${encodeURIComponent(id)}/replay`, { retries: 2 });
   }
 
-  /** Best times on a preset: classic or no-guess, all time or one day's daily board. */
-  leaderboard(preset, { noGuess = false, date = null, limit = 50 } = {}) {
+  /** Best times on a preset: classic or no-guess, all time or one day's daily board,
+   * people's or bots'. */
+  leaderboard(preset, { noGuess = false, date = null, limit = 50, bot = false } = {}) {
     const query = new URLSearchParams({ no_guess: String(noGuess), limit: String(limit) });
+    if (bot) query.set("bot", "true");
     if (date) query.set("date", date);
     return this.request("GET", `leaderboards/${encodeURIComponent(preset)}?${query}`, { retries: 2 });
+  }
+
+  /** A guest player: the service makes up its name. Answers `{ player, token }`. */
+  register() {
+    return this.request("POST", "players", { body: {} });
+  }
+
+  player(id) {
+    return this.request("GET", `players/${encodeURIComponent(id)}`, { retries: 2 });
+  }
+
+  me(token) {
+    return this.request("GET", "players/me", { token, retries: 2 });
+  }
+
+  rename(token, name) {
+    return this.request("PATCH", "players/me", { token, body: { name } });
   }
 
   eventsUrl(id, since) {

@@ -5,11 +5,13 @@
 //   #/game/<id>   play a game whose token this browser holds (else: watch it)
 //   #/watch/<id>  watch a game live, read-only (also ?watch=<id>)
 //   #/replay/<id> the replay of a finished game
+//   #/player/<id> a player's profile (#/player/me: this browser's player)
 //   (nothing)     resume the last unfinished game, or start a new one
 //
 // Where things live: screen.js the game on screen, session.js its live socket and the
 // player's moves, game.js the page's copy of the game; moves.js, hints.js, pause.js,
-// result.js, panel.js, daily.js, custom.js, share.js the parts around the board.
+// result.js, panel.js, daily.js, custom.js, share.js the parts around the board;
+// player.js this browser's player, profile.js the profile page.
 
 import { Api } from "./api.js";
 import { Board } from "./board.js";
@@ -17,17 +19,19 @@ import { ServerClock } from "./clock.js";
 import { CustomDialog } from "./custom.js";
 import { DailyMenu } from "./daily.js";
 import { Hints } from "./hints.js";
-import { calendarIcon, flagIcon, hintIcon, linkIcon, trophyIcon } from "./icons.js";
+import { calendarIcon, flagIcon, hintIcon, linkIcon, personIcon, trophyIcon } from "./icons.js";
 import { Leaderboards } from "./leaderboard.js";
 import { Moves } from "./moves.js";
 import { dailySettings, gameOptions, PRESETS } from "./newgame.js";
 import { Notices } from "./notices.js";
 import { Panel } from "./panel.js";
 import { Pause } from "./pause.js";
+import { Me } from "./player.js";
+import { ProfilePage } from "./profile.js";
 import { ResultPanel } from "./result.js";
 import { GAME_ID, Screen } from "./screen.js";
 import { ShareDialog } from "./share.js";
-import { lastGame, loadPrefs, savePrefs, tokens } from "./storage.js";
+import { lastGame, loadPrefs, playerKey, savePrefs, tokens } from "./storage.js";
 import { ReplayViewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -36,6 +40,8 @@ const api = new Api();
 const clock = new ServerClock();
 const prefs = loadPrefs();
 const notices = new Notices($("toasts"), $("announcer"));
+const me = new Me({ api, store: playerKey, onChange: (p, { registered }) => showPlayer(p, registered) });
+api.playerToken = () => me.token();
 const panel = new Panel({ frame: $("frame"), mines: $("mines-left"), face: $("face"), timer: $("timer"), clock });
 // The board's intents go to the moves, which need the screen: both are made just below.
 let moves = null;
@@ -50,11 +56,10 @@ moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));
 const leaderboards = new Leaderboards($("leaders-dialog"), {
   api,
-  prefs,
-  savePrefs,
-  isMine: (id) => Boolean(tokens.get(id)),
+  isMine: (entry) => entry.player_id === me.id || Boolean(tokens.get(entry.game_id)),
   today: () => new Date(clock.now()).toISOString().slice(0, 10), // the daily boards' UTC day
   onReplay: (id) => openReplay(id),
+  onPlayer: (id) => openProfile(id),
 });
 screen.attach({
   panel,
@@ -82,15 +87,17 @@ const custom = new CustomDialog($("custom-dialog"), {
   },
 });
 const viewer = new ReplayViewer($("replay"), { api, onClose: closeReplay });
+const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
-// What the page shows: "game" (play or watch) or "replay".
+// What the page shows: "game" (play or watch), "replay" or "profile".
 let pageView = "game";
 
 // ---- routes ----------------------------------------------------------------------------
 
 function parseRoute() {
-  const m = /^#\/?(watch|game|replay)\/([0-9a-f]{32})$/.exec(location.hash);
-  if (m) return { kind: m[1], id: m[2] };
+  const m = /^#\/?(watch|game|replay|player)\/([0-9a-f]{32}|me)$/.exec(location.hash);
+  // "me" names no game: only this browser's player.
+  if (m && (m[1] === "player" || m[2] !== "me")) return { kind: m[1], id: m[2] };
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch && GAME_ID.test(watch)) return { kind: "watch", id: watch };
   return { kind: "home" };
@@ -102,6 +109,13 @@ async function route() {
     showView("replay");
     viewer.open(r.id);
     return;
+  }
+  if (r.kind === "player") {
+    showView("profile");
+    if (r.id !== "me") return profile.open(r.id);
+    const p = await me.ready();
+    if (p && parseRoute().id === "me") history.replaceState(history.state, "", `${location.pathname}#/player/${p.id}`);
+    return p ? profile.open(p.id) : notices.toast("Could not reach the server to make your player.", { kind: "error" });
   }
   showView("game");
   const c = screen.current;
@@ -132,10 +146,11 @@ function showView(next) {
   screen.visible = next === "game";
   $("game").hidden = next !== "game";
   $("replay").hidden = next !== "replay";
-  if (next === "replay") {
-    daily.close();
-  } else {
-    viewer.hide();
+  $("profile").hidden = next !== "profile";
+  if (next !== "game") daily.close();
+  if (next !== "replay") viewer.hide();
+  if (next !== "profile") profile.hide();
+  if (next === "game") {
     screen.layout();
     screen.render();
   }
@@ -147,6 +162,29 @@ function openReplay(id) {
   route();
 }
 
+/** A player's profile; "Back" returns to what was on screen. */
+function openProfile(id, { rename = false } = {}) {
+  const hash = `#/player/${id}`;
+  if (location.hash !== hash) history.pushState({ back: location.hash }, "", `${location.pathname}${hash}`);
+  showView("profile");
+  profile.open(id, { rename });
+}
+
+/** The player's name in the page header; the first visit also says it in a notice. */
+function showPlayer(p, registered) {
+  const button = $("player-button");
+  $("player-label").textContent = p ? p.name : "Player";
+  button.href = `#/player/${p ? p.id : "me"}`;
+  button.title = p ? `Your profile: ${p.name}` : "Your profile";
+  if (registered && p) {
+    notices.toast(`You are playing as ${p.name}.`, {
+      action: { label: "Change name", run: () => openProfile(p.id, { rename: true }) },
+      timeout: 10000,
+    });
+  }
+}
+
+/** Back from the replay or a profile to what was on screen before. */
 function closeReplay() {
   if (history.state && typeof history.state.back === "string") {
     history.back(); // the hashchange routes back to the game
@@ -154,7 +192,8 @@ function closeReplay() {
   }
   // Opened from a link: go to that game (played if this browser holds its token).
   const c = screen.current;
-  const id = c ? c.id : parseRoute().id;
+  const r = parseRoute();
+  const id = c ? c.id : r.kind === "replay" ? r.id : null;
   const hash = c ? `#/${c.mode === "play" ? "game" : "watch"}/${c.id}` : id ? `#/game/${id}` : "";
   history.replaceState(null, "", location.pathname + hash);
   route();
@@ -168,6 +207,8 @@ function wire() {
   $("hint-icon").innerHTML = hintIcon;
   $("daily-icon").innerHTML = calendarIcon;
   $("leaders-icon").innerHTML = trophyIcon;
+  $("player-icon").innerHTML = personIcon;
+  showPlayer(me.player, false);
   document.body.dataset.view = pageView;
 
   $("face").addEventListener("click", () => screen.again());
@@ -211,6 +252,20 @@ function wire() {
   });
   $("share").addEventListener("click", () => screen.current && share.open(screen.current.id));
   $("leaders-button").addEventListener("click", () => leaderboards.open(screen.leaderboardChoice()));
+  $("player-button").addEventListener("click", async (e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return; // a new tab
+    e.preventDefault();
+    const p = await me.ready();
+    if (p) openProfile(p.id);
+    else notices.toast("Could not reach the server to make your player.", { kind: "error" });
+  });
+  // A new game chosen from the header while a replay or a profile is shown: show the game.
+  document.querySelector(".topbar").addEventListener("click", (e) => {
+    if (pageView !== "game" && e.target.closest(".level:not([data-level=custom]), [data-daily]")) {
+      history.pushState(null, "", location.pathname);
+      showView("game");
+    }
+  }, true);
 
   const modality = (kind) => () => {
     if (document.documentElement.dataset.input !== kind) document.documentElement.dataset.input = kind;
@@ -222,6 +277,10 @@ function wire() {
     if (pageView === "replay") {
       // Keys with no focused control drive the replay too.
       if (e.target === document.body) viewer.onKey(e);
+      return;
+    }
+    if (pageView === "profile") {
+      if (e.key === "Escape" && !e.target.closest("input, dialog")) closeReplay();
       return;
     }
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -255,3 +314,5 @@ function wire() {
 wire();
 screen.render();
 route();
+me.ready(); // the first visit makes the guest player, even with no new game to make
+

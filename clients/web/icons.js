@@ -33,3 +33,5 @@ export const toEndIcon = icon('<path d="M13.4 2.8v10.4" stroke="currentColor" st
 export const trophyIcon = icon(`<path d="M4.5 2h7v3.5a3.5 3.5 0 0 1-7 0zM4.5 3.2H2.2v1a2.6 2.6 0 0 0 2.5 2.6m6.8-3.6h2.3v1a2.6 2.6 0 0 1-2.5 2.6M8 9v2.6m-2.6 2.2h5.2l-.6-2.2H6z" ${stroke}/>`);
 export const calendarIcon = icon(`<rect x="2.2" y="3" width="11.6" height="10.8" rx="1.6" ${stroke}/><path d="M2.2 6.4h11.6M5.2 1.6v2.8m5.6-2.8v2.8" ${stroke}/><path d="M5 8.6h2v2H5z" fill="currentColor"/>`);
 export const replayIcon = icon(`<path d="M2.8 8a5.2 5.2 0 1 0 1.6-3.8" ${stroke}/><path d="M2.4 2.2v3.2h3.2" ${stroke}/><path d="M6.7 5.7v4.6L10.4 8z" fill="currentColor"/>`);
+
+export const personIcon = `<svg ${SVG} viewBox="0 0 16 16" class="icon"><circle cx="8" cy="5" r="3" fill="none" stroke="currentColor" stroke-width="1.5"/><path d="M2.5 14.5q.6-5 5.5-5t5.5 5" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round"/></svg>`;

@@ -1,43 +1,38 @@
 // The leaderboards dialog: best times per preset (tabs), classic or no-guess boards, all
-// time or today's daily board, with a replay of every ranked game; and the player's name,
-// kept in this browser and sent with new games.
+// time or today's daily board, people's or bots', with each entry's player (their name
+// now, opening their profile) and the replay of every ranked game.
 
 import { formatTime } from "./format.js";
-import { PLAYER_NAME } from "./storage.js";
 
 const PRESETS = ["beginner", "intermediate", "expert"];
 const LIMIT = 50;
 
 export class Leaderboards {
   /**
-   * `dialog`: the <dialog>. `prefs`/`savePrefs`: where the name lives. `isMine(id)`: a
-   * game this browser played. `today()`: the server's date (YYYY-MM-DD, UTC).
-   * `onReplay(id)`: show a game's replay.
+   * `dialog`: the <dialog>. `isMine(entry)`: an entry of this browser's player.
+   * `today()`: the server's date (YYYY-MM-DD, UTC). `onReplay(id)`: show a game's
+   * replay. `onPlayer(id)`: show a player's profile.
    */
-  constructor(dialog, { api, prefs, savePrefs, isMine, today, onReplay }) {
+  constructor(dialog, { api, isMine, today, onReplay, onPlayer }) {
     this.dialog = dialog;
     this.api = api;
-    this.prefs = prefs;
-    this.savePrefs = savePrefs;
     this.isMine = isMine;
     this.today = today;
     this.onReplay = onReplay;
+    this.onPlayer = onPlayer;
     const $ = (id) => dialog.querySelector(`#${id}`);
     this.els = {
       tabs: [...dialog.querySelectorAll('[role="tab"]')],
       panel: $("leaders-panel"),
       modes: [...dialog.querySelectorAll("[data-mode]")],
       periods: [...dialog.querySelectorAll("[data-period]")],
+      kinds: [...dialog.querySelectorAll("[data-players]")],
       caption: $("leaders-caption"),
       table: $("leaders-table"),
       rows: $("leaders-rows"),
       empty: $("leaders-empty"),
-      form: $("player-form"),
-      name: $("player-name"),
-      error: $("player-error"),
-      saved: $("player-saved"),
     };
-    this.state = { preset: "beginner", noGuess: false, daily: false };
+    this.state = { preset: "beginner", noGuess: false, daily: false, bot: false };
     this.loading = 0;
     this.wire();
   }
@@ -57,31 +52,21 @@ export class Leaderboards {
     });
     for (const b of e.modes) b.addEventListener("click", () => this.select({ noGuess: b.dataset.mode === "noguess" }));
     for (const b of e.periods) b.addEventListener("click", () => this.select({ daily: b.dataset.period === "today" }));
+    for (const b of e.kinds) b.addEventListener("click", () => this.select({ bot: b.dataset.players === "bots" }));
     this.dialog.querySelector("#leaders-close").addEventListener("click", () => this.dialog.close());
-    e.form.addEventListener("submit", (ev) => {
-      ev.preventDefault();
-      this.saveName();
-    });
-    e.name.addEventListener("input", () => {
-      e.error.textContent = "";
-      e.saved.textContent = "";
-    });
   }
 
-  /** Open on a board: `preset`, `noGuess`, `daily` (today's), `focusName`. */
-  open({ preset, noGuess = false, daily = false, focusName = false } = {}) {
+  /** Open on a board: `preset`, `noGuess`, `daily` (today's); the people's board. */
+  open({ preset, noGuess = false, daily = false } = {}) {
     this.state = {
       preset: PRESETS.includes(preset) ? preset : "beginner",
       noGuess: Boolean(noGuess),
       daily: Boolean(daily),
+      bot: false,
     };
-    this.els.name.value = this.prefs.player || "";
-    this.els.error.textContent = "";
-    this.els.saved.textContent = "";
     this.dialog.showModal();
     this.load();
-    const tab = this.els.tabs.find((t) => t.dataset.preset === this.state.preset);
-    (focusName ? this.els.name : tab).focus();
+    this.els.tabs.find((t) => t.dataset.preset === this.state.preset).focus();
   }
 
   select(change) {
@@ -90,7 +75,7 @@ export class Leaderboards {
   }
 
   renderControls() {
-    const { preset, noGuess, daily } = this.state;
+    const { preset, noGuess, daily, bot } = this.state;
     for (const tab of this.els.tabs) {
       const on = tab.dataset.preset === preset;
       tab.setAttribute("aria-selected", String(on));
@@ -99,27 +84,29 @@ export class Leaderboards {
     }
     for (const b of this.els.modes) b.setAttribute("aria-pressed", String((b.dataset.mode === "noguess") === noGuess));
     for (const b of this.els.periods) b.setAttribute("aria-pressed", String((b.dataset.period === "today") === daily));
+    for (const b of this.els.kinds) b.setAttribute("aria-pressed", String((b.dataset.players === "bots") === bot));
   }
 
   caption() {
-    const { preset, noGuess, daily } = this.state;
+    const { preset, noGuess, daily, bot } = this.state;
     const kind = noGuess ? "no-guess" : "classic";
-    return daily
+    const text = daily
       ? `Today's daily ${preset} board (${kind}), ${this.today()}, best times`
       : `Best times on ${preset} (${kind}), all time`;
+    return bot ? `${text}, bots` : text;
   }
 
   async load() {
     const gen = ++this.loading;
     const e = this.els;
-    const { preset, noGuess, daily } = this.state;
+    const { preset, noGuess, daily, bot } = this.state;
     this.renderControls();
     e.caption.textContent = this.caption();
     e.table.setAttribute("aria-busy", "true");
     e.empty.hidden = true;
     let board;
     try {
-      board = await this.api.leaderboard(preset, { noGuess, date: daily ? this.today() : null, limit: LIMIT });
+      board = await this.api.leaderboard(preset, { noGuess, date: daily ? this.today() : null, limit: LIMIT, bot });
     } catch (err) {
       if (gen !== this.loading) return;
       e.table.setAttribute("aria-busy", "false");
@@ -134,16 +121,18 @@ export class Leaderboards {
     const entries = board.entries || [];
     e.table.hidden = entries.length === 0;
     e.empty.hidden = entries.length > 0;
-    e.empty.textContent = daily
-      ? "No wins on today's board yet. Start it from the Daily menu."
-      : "No ranked wins on this board yet.";
+    e.empty.textContent = bot
+      ? "No bot has a win on this board yet."
+      : daily
+        ? "No wins on today's board yet. Start it from the Daily menu."
+        : "No ranked wins on this board yet.";
     e.rows.replaceChildren(...entries.map((entry) => this.row(entry, daily)));
   }
 
   row(entry, daily) {
     const tr = document.createElement("tr");
     tr.dataset.gameId = entry.game_id;
-    const mine = this.isMine(entry.game_id);
+    const mine = this.isMine(entry);
     if (mine) tr.className = "mine";
     const cell = (text, cls) => {
       const td = document.createElement("td");
@@ -152,7 +141,18 @@ export class Leaderboards {
       return td;
     };
     const rank = cell(String(entry.rank), "rank");
-    const name = cell(entry.player, "player");
+    const name = cell("", "player");
+    const link = document.createElement("a");
+    link.href = `#/player/${entry.player_id}`;
+    link.textContent = entry.player;
+    link.setAttribute("aria-label", `Profile of ${entry.player}`);
+    link.addEventListener("click", (ev) => {
+      if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return; // a new tab
+      ev.preventDefault();
+      this.dialog.close();
+      this.onPlayer(entry.player_id);
+    });
+    name.append(link);
     if (mine) {
       const you = document.createElement("span");
       you.className = "you";
@@ -183,21 +183,5 @@ export class Leaderboards {
       action,
     );
     return tr;
-  }
-
-  saveName() {
-    const e = this.els;
-    const name = e.name.value.trim();
-    if (name && !PLAYER_NAME.test(name)) {
-      e.error.textContent = "Use 1 to 24 letters, digits, spaces, dots, dashes or underscores.";
-      e.name.focus();
-      return;
-    }
-    this.prefs.player = name;
-    this.savePrefs(this.prefs);
-    e.name.value = name;
-    e.saved.textContent = name
-      ? `Saved: your next games are played as ${name}.`
-      : "Saved: your next games are anonymous.";
   }
 }

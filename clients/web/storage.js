@@ -1,5 +1,5 @@
-// Local persistence: the move token of every game this browser created, and the
-// player's preferences. Tokens live in localStorage so a reload (or a new tab) keeps
+// Local persistence: the move token of every game this browser created, this browser's
+// player (id, name and token), and the player's preferences. Tokens live in localStorage so a reload (or a new tab) keeps
 // playing; when localStorage is unavailable, sessionStorage is used instead.
 
 const TOKEN_PREFIX = "minesweeper.token.";
@@ -85,20 +85,27 @@ export const lastGame = {
   set: (id) => writeJson(LAST_KEY, id),
 };
 
+const PLAYER_KEY = "minesweeper.player";
+
+/** This browser's player, `{ id, name, token }`: the token is shown once, at registration. */
+export const playerKey = {
+  get() {
+    const p = readJson(PLAYER_KEY);
+    return p && typeof p.id === "string" && typeof p.token === "string" ? p : null;
+  },
+  set: (p) => writeJson(PLAYER_KEY, { id: p.id, name: p.name, token: p.token }),
+  forget: () => storage.removeItem(PLAYER_KEY),
+};
+
 export const DEFAULT_PREFS = Object.freeze({
   level: "beginner",
   custom: { width: 30, height: 24, mines: 150, first_click: "zero" },
   questionMarks: false,
   flagMode: false,
   noGuess: false,
-  // The name sent with new games, shown on the leaderboards ("" for none).
-  player: "",
   // Ask before the first hint of a game that could be ranked.
   confirmHints: true,
 });
-
-// The names the service accepts for a player.
-export const PLAYER_NAME = /^[A-Za-z0-9_.\- ]{1,24}$/;
 
 export function loadPrefs() {
   const saved = readJson(PREFS_KEY) || {};

@@ -50,8 +50,9 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         # The page itself never scrolls sideways.
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         for selector in (".topbar", ".levels", ".top-tools", "#daily-button", "#opt-noguess",
-                         "#leaders-button", "#frame .panel", "#face", "#mines-left", "#timer",
-                         ".controls", "#flag-mode", "#hint", "#pause", "#share"):
+                         "#leaders-button", "#player-button", "#frame .panel", "#face",
+                         "#mines-left", "#timer", ".controls", "#flag-mode", "#hint", "#pause",
+                         "#share"):
             box = page.locator(selector).bounding_box()
             assert box, selector
             assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)

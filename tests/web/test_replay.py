@@ -263,23 +263,37 @@ def test_the_leaderboard_lists_a_win_made_through_the_api(api: Api, ms: Mineswee
     dialog.get_by_role("button", name="All time").click()
     expect(row).to_be_visible()
 
-    # The name field is checked here and kept in this browser; a typed name no longer
-    # goes with new games (a game is a registered player's), so they start anonymous.
-    field = dialog.get_by_label("Your name on the leaderboards")
-    field.fill("<script>")
-    dialog.get_by_role("button", name="Save").click()
-    expect(dialog.locator("#player-error")).to_contain_text("1 to 24 letters")
-    field.fill("Ada Lovelace")
-    dialog.get_by_role("button", name="Save").click()
-    dialog.get_by_role("button", name="Close").click()
-    before = ms.game_id
-    ms.page.locator("#face").click()
-    expect(ms.page).not_to_have_url(re.compile(before))
-    assert api.get(ms.game_id)["player"] is None
+    # The bots have a board of their own, without this person's win.
+    dialog.get_by_role("button", name="Bots").click()
+    caption = "Best times on beginner (classic), all time, bots"
+    expect(dialog.locator("caption")).to_have_text(caption)
+    expect(row).to_have_count(0)
+    dialog.get_by_role("button", name="People").click()
+    expect(row).to_be_visible()
 
-    # Every ranked win has its replay: this one ends with every mine flagged.
+    # The entry's name is the player's now, and opens their profile.
+    renamed = f"Renamed-{random.randrange(10**6):06d}"
+    r = api.http.patch(
+        "/players/me", json={"name": renamed},
+        headers={"Authorization": f"Bearer {created['token']}"},
+    )
+    assert r.status_code == 200, r.text
+    dialog.get_by_role("button", name="All time").click()
+    link = row.get_by_role("link", name=f"Profile of {renamed}")
+    expect(link).to_have_text(renamed)
+    link.click()
+    expect(dialog).to_be_hidden()
+    expect(ms.page).to_have_url(re.compile(f"#/player/{created['player']['id']}$"))
+    profile = ms.page.locator("#profile")
+    expect(profile.get_by_role("heading", name=renamed, exact=True)).to_be_in_viewport()
+    expect(profile.locator(f'li[data-game-id="{game_id}"]')).to_contain_text("Won")
+    profile.get_by_role("button", name="Back to the game").click()
+    expect(ms.page.locator("#game")).to_be_visible()
+
+    # Every ranked win has its replay (under the name the game was played with): this
+    # one ends with every mine flagged.
     ms.page.get_by_role("button", name="Leaderboards").click()
-    row.get_by_role("button", name=re.compile(f"^Replay of {name}'s win")).click()
+    row.get_by_role("button", name=re.compile(f"^Replay of {renamed}'s win")).click()
     expect(ms.page).to_have_url(re.compile(f"#/replay/{game_id}$"))
     expect(ms.page.get_by_role("heading", name=f"Replay: {name} won")).to_be_visible()
     ms.page.keyboard.press("End")

@@ -1,0 +1,214 @@
+"""Players in the browser: the guest made on the first visit, renaming it, the profile
+page with its stats and replays, on a desktop and on a phone."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from tests.support.solve import HUMAN_PACE, win
+from tests.web.support import ARTIFACTS, Api, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+from tests.web.test_layout import PHONE  # noqa: E402
+
+GUEST = re.compile(r"^[A-Z][a-z]+[A-Z][a-z]+-\d{1,4}$")
+
+
+def kept_player(page: Page) -> dict[str, Any]:
+    """The player this browser keeps: ``id``, ``name``, ``token``."""
+    player: dict[str, Any] = page.evaluate("JSON.parse(localStorage.getItem('minesweeper.player'))")
+    assert player, "the page keeps no player"
+    return player
+
+
+def player_button(page: Page) -> Locator:
+    return page.get_by_role("link", name=re.compile("^Your profile"))
+
+
+def expect_in_viewport(locator: Locator) -> None:
+    expect(locator).to_be_visible()
+    expect(locator).to_be_in_viewport()
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}-{random.randrange(10**6):06d}"
+
+
+def test_a_first_visit_makes_a_guest_whose_games_are_theirs_and_who_can_rename(
+    api: Api, ms: Minesweeper
+) -> None:
+    ms.goto()
+    page = ms.page
+    button = player_button(page)
+    expect_in_viewport(button)
+    expect(page.locator("#player-label")).to_have_text(GUEST)
+    name = page.locator("#player-label").inner_text()
+    player = kept_player(page)
+    assert player["name"] == name
+    expect(page.locator(".toast", has_text=f"You are playing as {name}.")).to_be_in_viewport()
+    # The first game is already the guest's: made with the player's token.
+    game = api.get(ms.game_id)
+    assert (game["player_id"], game["player"]) == (player["id"], name)
+
+    # The notice's "Change name" opens the profile with the name ready to type.
+    page.locator(".toast").get_by_role("button", name="Change name").click()
+    expect(page).to_have_url(re.compile(f"#/player/{player['id']}$"))
+    profile = page.locator("#profile")
+    expect_in_viewport(profile.get_by_role("heading", name=name, exact=True))
+    expect(profile.get_by_text("You", exact=True)).to_be_visible()
+    expect(page.locator("#game")).to_be_hidden()
+    field = profile.get_by_label("Your name")
+    expect(field).to_be_focused()
+    expect(field).to_have_value(name)
+
+    # A name somebody has, in any case, is refused with the reason.
+    taken = unique_name("Taken")
+    assert api.http.post("/players", json={"name": taken}).status_code == 201
+    field.fill(taken.lower())
+    profile.get_by_role("button", name="Rename").click()
+    alert = profile.get_by_role("alert")
+    expect_in_viewport(alert)
+    expect(alert).to_have_text(
+        f"“{taken.lower()}” is taken: names are unique, ignoring upper and lower case."
+        " Try another one."
+    )
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_be_focused()
+    # A name outside the rules is refused before it is sent.
+    field.fill("Ada Lovelace")
+    expect(profile.locator("#rename-error")).to_be_empty()
+    page.keyboard.press("Enter")
+    expect(alert).to_contain_text("letters, digits, dashes (-) or underscores (_), no spaces")
+    assert api.http.get(f"/players/{player['id']}").json()["name"] == name
+
+    renamed = unique_name("Ada")
+    field.fill(renamed)
+    page.keyboard.press("Enter")
+    expect(profile.get_by_role("status").filter(has_text="Renamed")).to_have_text(
+        f"Renamed: you are {renamed} now, on every game and leaderboard entry."
+    )
+    expect(profile.get_by_role("heading", name=renamed, exact=True)).to_be_visible()
+    expect(page.locator("#player-label")).to_have_text(renamed)
+    assert api.http.get(f"/players/{player['id']}").json()["name"] == renamed
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "web-profile-rename.png"))
+
+    # Back to the game, which is still the player's; a reload keeps the player.
+    profile.get_by_role("button", name="Back to the game").click()
+    ms.wait_game(game["id"])
+    expect(page.locator("#game")).to_be_visible()
+    page.reload()
+    expect(page.locator("#player-label")).to_have_text(renamed)
+    assert kept_player(page)["id"] == player["id"]
+    expect(page.locator(".toast", has_text="You are playing as")).to_have_count(0)
+
+
+def test_a_won_game_shows_on_the_profile_with_its_stats_and_its_replay_opens(
+    api: Api, ms: Minesweeper
+) -> None:
+    ms.goto()
+    page = ms.page
+    expect(page.locator("#player-label")).to_have_text(GUEST)
+    player = kept_player(page)
+    # A win of this browser's player, at a person's pace so that it counts as a best.
+    game_id, _ = win(api.http, preset="beginner", player_token=player["token"], pace=HUMAN_PACE)
+    stats = api.http.get(f"/players/{player['id']}").json()["stats"]["beginner"]["classic"]
+    won = api.get(game_id)
+    assert stats["won"] >= 1 and stats["best_ms"] is not None
+
+    # The header's link opens the profile, from the keyboard too.
+    player_button(page).focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(f"#/player/{player['id']}$"))
+    profile = page.locator("#profile")
+    expect_in_viewport(profile.get_by_role("heading", name=player["name"], exact=True))
+    row = profile.locator('tr[data-board="beginner-classic"]')
+    expect_in_viewport(row)
+    cells = row.locator("td")
+    expect(row.locator("th")).to_have_text("Beginner")
+    expect(cells.nth(0)).to_have_text(str(stats["played"]))
+    expect(cells.nth(1)).to_have_text(str(stats["won"]))
+    expect(cells.nth(2)).to_have_text(f"{stats['best_ms'] / 1000:.3f} s")
+    expect(cells.nth(3)).to_have_text(f"{stats['best_bbbv_per_s']:.2f}")
+    expect(cells.nth(4)).to_have_text(str(stats["streak"]))
+    expect(cells.nth(5)).to_have_text(str(stats["best_streak"]))
+    # Boards not played show nothing.
+    expect(profile.locator('tr[data-board="expert-noguess"] td').nth(0)).to_have_text("0")
+    expect(profile.locator('tr[data-board="expert-noguess"] td').nth(2)).to_have_text("—")
+
+    item = profile.locator(f'#profile-recent li[data-game-id="{game_id}"]')
+    expect_in_viewport(item)
+    expect(profile.locator("#profile-recent li").first).to_have_attribute("data-game-id", game_id)
+    expect(item).to_contain_text("Won")
+    expect(item).to_contain_text(f"Beginner · {won['elapsed_ms'] / 1000:.3f} s")
+    page.screenshot(path=str(ARTIFACTS / "web-profile.png"))
+
+    item.get_by_role("button", name=re.compile("^Replay: won, Beginner")).click()
+    expect(page).to_have_url(re.compile(f"#/replay/{game_id}$"))
+    expect_in_viewport(page.get_by_role("heading", name=f"Replay: {player['name']} won"))
+    page.keyboard.press("End")
+    expect(page.locator("#replay-frame")).to_have_attribute("data-status", "won")
+    # Back goes to the profile it came from; Escape from there to the game.
+    page.get_by_role("button", name="Back to the game").click()
+    expect(page).to_have_url(re.compile(f"#/player/{player['id']}$"))
+    expect_in_viewport(profile.get_by_role("heading", name=player["name"], exact=True))
+    page.keyboard.press("Escape")
+    expect(page.locator("#game")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+
+
+def test_another_players_profile_has_no_rename_and_a_bad_address_says_so(
+    api: Api, ms: Minesweeper
+) -> None:
+    other = api.http.post("/players", json={"name": unique_name("Other")}).json()["player"]
+    ms.page.goto(f"{ms.base_url}/#/player/{other['id']}")
+    profile = ms.page.locator("#profile")
+    expect_in_viewport(profile.get_by_role("heading", name=other["name"], exact=True))
+    expect(profile.get_by_text("You", exact=True)).to_have_count(0)
+    expect(profile.get_by_label("Your name")).to_be_hidden()
+    expect(profile.locator("#profile-recent + p")).to_have_text("No finished games yet.")
+    ms.page.goto(f"{ms.base_url}/#/player/{'0' * 32}")
+    expect(profile.get_by_role("status").first).to_have_text("There is no such player.")
+    # The page's own player was made all the same, and "Back" opens a game.
+    profile.get_by_role("button", name="Back to the game").click()
+    expect(ms.page.locator("#board [data-i]").first).to_be_visible()
+    expect(ms.page.locator("#player-label")).to_have_text(GUEST)
+
+
+def test_the_profile_on_a_phone(browser: Browser, live_server: str, api: Api) -> None:
+    ctx = browser.new_context(**PHONE)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        width = PHONE["viewport"]["width"]
+        button = player_button(page)
+        expect_in_viewport(button)
+        expect(page.locator("#player-label")).to_have_text(GUEST)
+        box = button.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width
+        name = page.locator("#player-label").inner_text()
+        button.tap()
+        profile = page.locator("#profile")
+        expect_in_viewport(profile.get_by_role("heading", name=name, exact=True))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for selector in ("#rename-form", "#rename-input", "#rename-save", "#profile-stats-title",
+                         "#profile-close"):
+            box = page.locator(selector).bounding_box()
+            assert box, selector
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)
+        renamed = unique_name("Phone")
+        profile.get_by_label("Your name").fill(renamed)
+        profile.get_by_role("button", name="Rename").tap()
+        expect(page.locator("#player-label")).to_have_text(renamed)
+        page.locator("#profile-stats").scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "web-profile-phone.png"), full_page=True)
+        assert not ms.errors
+    finally:
+        ctx.close()
