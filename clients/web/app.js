@@ -22,7 +22,7 @@ import { Hints } from "./hints.js";
 import { calendarIcon, flagIcon, hintIcon, linkIcon, personIcon, trophyIcon } from "./icons.js";
 import { Leaderboards } from "./leaderboard.js";
 import { Moves } from "./moves.js";
-import { dailySettings, gameOptions, PRESETS } from "./newgame.js";
+import { dailySettings, gameOptions, PRESETS, settingsLike } from "./newgame.js";
 import { Notices } from "./notices.js";
 import { Panel } from "./panel.js";
 import { Pause } from "./pause.js";
@@ -67,7 +67,7 @@ screen.attach({
   pause: new Pause({ screen, api, board, notices }),
   result: new ResultPanel($("result"), {
     api, leaderboards, notices,
-    onAgain: () => screen.again(),
+    onAgain: () => again(),
     onReplay: (id) => openReplay(id),
     onShare: (id) => share.open(id),
   }),
@@ -162,6 +162,16 @@ function openReplay(id) {
   route();
 }
 
+/**
+ * The face, F2 and "Play again": a reset keeps a game's owner, so a game made before this
+ * browser had its player (anonymous) is followed by a new game of the player's instead.
+ */
+function again() {
+  const c = screen.current;
+  if (c && c.mode === "play" && !c.game.player && me.id) return screen.start(settingsLike(prefs, c.game));
+  return screen.again();
+}
+
 /** A player's profile; "Back" returns to what was on screen. */
 function openProfile(id, { rename = false } = {}) {
   const hash = `#/player/${id}`;
@@ -211,7 +221,7 @@ function wire() {
   showPlayer(me.player, false);
   document.body.dataset.view = pageView;
 
-  $("face").addEventListener("click", () => screen.again());
+  $("face").addEventListener("click", () => again());
   $("watch-play").addEventListener("click", () => screen.startLevel());
   for (const b of document.querySelectorAll(".level")) {
     b.addEventListener("click", () => {
@@ -246,7 +256,7 @@ function wire() {
     const c = screen.current;
     if (c && c.game.noGuess !== prefs.noGuess) {
       notices.toast(`No guessing is ${prefs.noGuess ? "on" : "off"} from the next game.`, {
-        action: { label: "New game now", run: () => screen.again() },
+        action: { label: "New game now", run: () => again() },
       });
     }
   });
@@ -290,7 +300,7 @@ function wire() {
     const c = screen.current;
     if (key === "F2") {
       e.preventDefault();
-      screen.again();
+      again();
     } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play") {
       e.preventDefault();
       if (key === "p") screen.pause.toggle();

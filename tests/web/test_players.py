@@ -212,3 +212,25 @@ def test_the_profile_on_a_phone(browser: Browser, live_server: str, api: Api) ->
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def test_a_game_made_before_the_player_is_followed_by_one_of_the_players(
+    api: Api, ms: Minesweeper
+) -> None:
+    # A game from before this browser had a player: anonymous, and a reset keeps that.
+    game, token = api.create(preset="beginner")
+    ms.play(game["id"], token)
+    page = ms.page
+    expect(page.locator("#player-label")).to_have_text(GUEST)
+    player = kept_player(page)
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    page.locator("#face").click()
+    expect(page).not_to_have_url(re.compile(game["id"]))
+    fresh = api.get(ms.game_id)
+    assert (fresh["player_id"], fresh["player"]) == (player["id"], player["name"])
+    # The player's own games are reset as before: the old one names the new one.
+    page.locator("#face").click()
+    expect(page).not_to_have_url(re.compile(fresh["id"]))
+    assert api.get(fresh["id"])["next_id"] == ms.game_id
+    assert api.get(ms.game_id)["player_id"] == player["id"]
