@@ -18,8 +18,8 @@ export function boardLabel(preset, noGuess) {
 }
 
 /**
- * The stats table: one row per preset and kind, as
- * `{ key, label, played, won, best, rate, streak, bestStreak }` (text, "—" for none).
+ * The stats table: one row per preset and kind, as `{ key, label, won, best, rate, streak }`
+ * (text, "—" for none): five columns fit a phone's width.
  */
 export function statRows(stats) {
   const rows = [];
@@ -29,12 +29,10 @@ export function statRows(stats) {
       rows.push({
         key: `${preset}-${noGuess ? "noguess" : "classic"}`,
         label: boardLabel(preset, noGuess),
-        played: String(s.played || 0),
-        won: String(s.won || 0),
+        won: `${s.won || 0} of ${s.played || 0}`,
         best: s.best_ms == null ? "—" : formatTime(s.best_ms),
         rate: s.best_bbbv_per_s == null ? "—" : s.best_bbbv_per_s.toFixed(2),
-        streak: String(s.streak || 0),
-        bestStreak: String(s.best_streak || 0),
+        streak: `${s.streak || 0} (best ${s.best_streak || 0})`,
       });
     }
   }
@@ -119,10 +117,10 @@ export class ProfilePage {
       e.error, e.saved,
     );
     e.rows = el("tbody");
-    const head = ["Board", "Played", "Won", "Best time", "Best 3BV/s", "Streak", "Best streak"];
+    const head = ["Board", "Won", "Best time", "Best 3BV/s", "Wins in a row"];
     e.stats = el(
       "table", { className: "profile-stats", id: "profile-stats" },
-      el("caption", {}, "Finished games per board. Best time and 3BV/s count ranked wins: no hints, no chosen seed."),
+      el("caption", {}, "Finished games per board. Bests count ranked wins only: no hints, no chosen seed."),
       el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", { scope: "col", className: i ? "num" : "" }, h)))),
       e.rows,
     );
@@ -218,7 +216,7 @@ export class ProfilePage {
       ...statRows(view.stats).map((r) => el(
         "tr", { dataset: { board: r.key } },
         el("th", { scope: "row" }, r.label),
-        ...[r.played, r.won, r.best, r.rate, r.streak, r.bestStreak].map((t) => el("td", { className: "num" }, t)),
+        ...[r.won, r.best, r.rate, r.streak].map((t) => el("td", { className: "num" }, t)),
       )),
     );
     const ratings = ratingLines(view.ratings);

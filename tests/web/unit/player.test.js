@@ -130,7 +130,7 @@ describe("the profile", () => {
     ]);
     assert.deepEqual(rows[1], {
       key: "beginner-noguess", label: "Beginner, no guessing",
-      played: "3", won: "2", best: "12.345 s", rate: "2.35", streak: "1", bestStreak: "2",
+      won: "2 of 3", best: "12.345 s", rate: "2.35", streak: "1 (best 2)",
     });
     assert.equal(rows[0].best, "—");
     assert.equal(rows[0].rate, "—");
