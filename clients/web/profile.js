@@ -203,6 +203,7 @@ export class ProfilePage {
     const mine = this.isMe(view);
     this.view = view;
     e.title.textContent = view.name;
+    document.title = `${view.name} — Minesweeper`; // the game's title comes back with the game
     const badges = [];
     if (mine) badges.push(el("span", { className: "badge" }, "You"));
     if (view.bot) badges.push(el("span", { className: "badge bot" }, "Bot"));

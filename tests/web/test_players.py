@@ -158,6 +158,7 @@ def test_a_won_game_shows_on_the_profile_with_its_stats_and_its_replay_opens(
     expect_in_viewport(profile.get_by_role("heading", name=player["name"], exact=True))
     page.keyboard.press("Escape")
     expect(page.locator("#game")).to_be_visible()
+    expect(page).to_have_title("Minesweeper")
     expect(page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
 
 
@@ -169,6 +170,7 @@ def test_another_players_profile_has_no_rename_and_a_bad_address_says_so(
     profile = ms.page.locator("#profile")
     expect_in_viewport(profile.get_by_role("heading", name=other["name"], exact=True))
     expect(profile.get_by_text("You", exact=True)).to_have_count(0)
+    expect(ms.page).to_have_title(f"{other['name']} — Minesweeper")
     expect(profile.get_by_label("Your name")).to_be_hidden()
     expect(profile.locator("#profile-recent + p")).to_have_text("No finished games yet.")
     ms.page.goto(f"{ms.base_url}/#/player/{'0' * 32}")
