@@ -1,34 +1,49 @@
-"""Throughput of moves: the service against a baseline that does only the Redis work.
+"""Throughput of moves: the service against the plainest app doing the same Redis work.
 
-    python tests/bench/load.py [--seconds 10] [--concurrency 32] [--appendfsync always]
+    python tests/bench/load.py [--seconds 10] [--rounds 3] [--connections 32] [--games 64]
+                               [--profile FILE]
 
-Starts, one after the other, each on its own redis-server and under uvicorn with the
-same settings:
+One redis-server serves both apps, each under uvicorn (uvloop, httptools):
 
-- the service (``python -m service``) with its defaults, except the per-address and
-  per-token rate limits, which the load from one address would run into, and
-- a baseline Starlette app (``create_baseline`` below) that answers the same requests
-  with the same two Redis round trips per move (an HMGET pipeline, then EVALSHA of the
-  service's own commit script writing a snapshot of the same size) and no game logic.
+- the service, ``python -m service`` with its defaults: access log at ``LOG_LEVEL=info``
+  (written to a file), metrics, the failed-auth limit. Only the per-address and
+  per-token rate limits are off, as every request comes from one address;
+- the baseline (``create_baseline`` below): Starlette, msgspec and redis-py with their
+  defaults (hiredis), and per move the same Redis work as a move of the service: an
+  HMGET of the game's snapshot (the size of the service's expert snapshot), then one
+  Lua script that checks the version, writes the snapshot, XADDs the diff and
+  PUBLISHes it. No game, no token check, no log, no metrics.
 
-Both get the same load from a separate process: ``--concurrency`` keep-alive
-connections, each playing expert boards: create a game, reveal the middle, then toggle
-flags on cells the reveal left hidden, and start a fresh game every ``--moves-per-game``
-moves. It prints moves/s and p50/p99 move latency for each, and the ratio (the
-service's target is >= 0.8 of the baseline's throughput). Not collected by pytest.
+``wrk`` (a C load generator, ``apt-get install wrk``) drives each with ``-t1`` and
+``--connections`` keep-alive connections, toggling flags on ``--games`` expert games
+whose middle was revealed, so every request is a committed move. The apps take turns,
+``--rounds`` times each after a warm-up, so the machine's load hits both alike; the
+script prints each round's moves/s, p50/p99 latency, server CPU per move and the load
+average, then the ratio of the medians (target: the service >= 0.8 of the baseline).
+``--profile FILE`` records the service's last round with py-spy: a flame graph for
+``.svg``, speedscope for ``.json``, else collapsed stacks.
+
+Without wrk it says so and drives both from a Python client instead, which saturates a
+core of its own before the servers do: its ratio understates the service's cost.
+Not collected by pytest.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
-import multiprocessing as mp
 import os
-import random
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,296 +53,381 @@ sys.path.insert(0, str(ROOT))
 from tests.support.servers import RedisServer, ServiceProcess, free_port, wait_for  # noqa: E402
 
 EXPERT = {"preset": "expert"}
-WIDTH, HEIGHT = 30, 16
+MIDDLE = {"x": 15, "y": 8}
 
 # ---- the baseline app ---------------------------------------------------------------------
 
+BASELINE_COMMIT = """
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'snap', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', 100000, '*', 'd', ARGV[4])
+redis.call('PUBLISH', KEYS[3], ARGV[4])
+return 1
+"""
+
 
 def create_baseline() -> Any:
-    """Two Redis round trips per move, the same as the service's, and nothing else."""
-    import contextlib
+    """Starlette + msgspec + redis-py, with the Redis work of a move and nothing else."""
     import secrets
 
     import msgspec
+    import redis.asyncio as redis
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route
 
-    url = os.environ["REDIS_URL"]
-    snap_size = int(os.environ.get("SNAPSHOT_BYTES", "700"))
-    commit_lua = (ROOT / "service" / "store" / "commit.lua").read_text()
+    snap_size = int(os.environ.get("SNAPSHOT_BYTES", "1000"))
 
     class Cell(msgspec.Struct):
         x: int
         y: int
-        mark: str | None = None
 
-    decode_cell = msgspec.json.Decoder(Cell)
-    state: dict[str, Any] = {}
+    class Played(msgspec.Struct):
+        action: str
+        x: int
+        y: int
+        at: str
+
+    class Diff(msgspec.Struct, tag="diff", tag_field="type"):
+        version: int
+        status: str
+        paused: bool
+        move: Played
+        cells: list[tuple[int, int, str]]
+        mines_left: int
+        started_at: str | None
+        ended_at: str | None
+        elapsed_ms: int
+
+    decode_cell = msgspec.json.Decoder(Cell).decode
+    encode = msgspec.json.Encoder().encode
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    commit = client.register_script(BASELINE_COMMIT)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> Any:
-        # The service's own connection settings (timeouts, retry), so the two differ only
-        # in what they do per request.
-        from service.store import connect
-
-        state["redis"] = connect(url)
-        state["commit"] = state["redis"].register_script(commit_lua)
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        await state["redis"].aclose()
-
-    def key(game_id: str, kind: str) -> str:
-        return f"bl:{{{game_id}}}:{kind}"
+        await client.aclose()
 
     async def create(request: Request) -> Response:
         await request.body()
         game_id = secrets.token_hex(16)
-        pipe = state["redis"].pipeline(transaction=True)
-        pipe.hset(key(game_id, "game"), mapping={"rev": 0, "snap": os.urandom(snap_size),
-                                                  "tok": os.urandom(32)})
-        pipe.pexpire(key(game_id, "game"), 3_600_000)
-        await pipe.execute()
-        body = json.dumps({"game": {"id": game_id, "board": ["#" * WIDTH] * HEIGHT},
-                           "token": secrets.token_urlsafe(32)}).encode()
-        return Response(body, status_code=201, media_type="application/json",
-                        headers={"Location": f"/games/{game_id}"})
+        await client.hset(f"bl:{{{game_id}}}:game",
+                          mapping={"rev": 0, "snap": os.urandom(snap_size)})
+        board = ["#" * 30] * 16
+        return Response(encode({"game": {"id": game_id, "board": board}, "token": "-"}),
+                        status_code=201, media_type="application/json")
 
-    async def move(request: Request) -> Response:
+    async def flag(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        cell = decode_cell.decode(await request.body())
-        pipe = state["redis"].pipeline(transaction=False)
-        pipe.hmget(key(game_id, "game"), ["rev", "snap", "tok", "player", "next"])
-        rev = (await pipe.execute())[0][0]
+        cell = decode_cell(await request.body())
+        key = f"bl:{{{game_id}}}:game"
+        rev, snap = await client.hmget(key, ["rev", "snap"])
         version = int(rev) + 1
-        diff = json.dumps({"type": "diff", "version": version, "status": "playing",
-                           "move": {"action": "flag", "x": cell.x, "y": cell.y,
-                                    "at": "2025-01-01T00:00:00.000Z"},
-                           "cells": [[cell.x, cell.y, "F"]], "mines_left": 98,
-                           "started_at": "2025-01-01T00:00:00.000Z", "ended_at": None,
-                           "elapsed_ms": 0, "stats": None}).encode()
-        await state["commit"](
-            keys=[key(game_id, "game"), key(game_id, "events"), key(game_id, "game")],
-            args=[rev, os.urandom(snap_size), version, diff, key(game_id, "live"),
-                  3_600_000, b"", 86_400_000, 100_000, os.urandom(12)],
-        )
-        return Response(diff, media_type="application/json")
+        now = "2025-01-01T00:00:00.000Z"
+        diff = encode(Diff(version, "playing", False, Played("flag", cell.x, cell.y, now),
+                           [(cell.x, cell.y, "F")], 99, now, None, 0))
+        done = await commit(keys=[key, f"bl:{{{game_id}}}:events", f"bl:{{{game_id}}}:live"],
+                            args=[rev, version, snap, diff])
+        return Response(diff if done else b"{}", status_code=200 if done else 409,
+                        media_type="application/json")
 
     return Starlette(routes=[
         Route("/games", create, methods=["POST"]),
-        Route("/games/{game_id}/{action}", move, methods=["POST"]),
-        Route("/healthz", lambda r: Response(b'{"status":"ok"}')),
+        Route("/games/{game_id}/flag", flag, methods=["POST"]),
+        Route("/healthz", lambda request: Response(b'{"status":"ok"}')),
     ], lifespan=lifespan)
 
 
-# ---- a small keep-alive HTTP/1.1 client ---------------------------------------------------
+# ---- the games both apps are driven on ----------------------------------------------------
 
 
-class Conn:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def request(self, path: str, body: dict[str, Any], token: str | None = None
-                      ) -> tuple[int, Any]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        assert self.reader is not None
-        data = json.dumps(body).encode()
-        auth = f"Authorization: Bearer {token}\r\n" if token else ""
-        self.writer.write(
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"{auth}Content-Length: {len(data)}\r\n\r\n".encode() + data
-        )
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        length = next(int(v) for k, _, v in (ln.partition(":") for ln in lines[1:])
-                      if k.lower() == "content-length")
-        return status, json.loads(await self.reader.readexactly(length))
-
-    async def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
+@dataclass(frozen=True)
+class Game:
+    id: str
+    token: str
+    # The cells the first reveal left hidden: flags toggle on these.
+    hidden: list[tuple[int, int]]
 
 
-async def drive(port: int, seconds: float, warmup: float, concurrency: int,
-                moves_per_game: int) -> dict[str, Any]:
-    latencies: list[float] = []
-    counts = {"moves": 0, "creates": 0, "errors": 0, "total_requests": 0}
-    start = time.perf_counter()
-    measure_from = start + warmup
-    stop = measure_from + seconds
+def make_games(url: str, count: int) -> list[Game]:
+    """Expert games with their middle revealed (the baseline's reveal is a flag: it only
+    stands for a move)."""
+    import httpx
 
-    async def worker(n: int) -> None:
-        rng = random.Random(n)
-        conn = Conn(port)
-        try:
-            while time.perf_counter() < stop:
-                status, created = await conn.request("/games", EXPERT)
-                counts["total_requests"] += 1
-                if status != 201:
-                    counts["errors"] += 1
-                    continue
-                if time.perf_counter() >= measure_from:
-                    counts["creates"] += 1
-                game_id, token = created["game"]["id"], created["token"]
-                board = [list(row) for row in created["game"]["board"]]
-                hidden: list[tuple[int, int]] = []
-                for i in range(moves_per_game):
-                    if i == 0:
-                        path, body = f"/games/{game_id}/reveal", {"x": 15, "y": 8}
-                    else:
-                        x, y = rng.choice(hidden)
-                        path, body = f"/games/{game_id}/flag", {"x": x, "y": y}
-                    t0 = time.perf_counter()
-                    status, answer = await conn.request(path, body, token)
-                    t1 = time.perf_counter()
-                    counts["total_requests"] += 1
-                    if status != 200:
-                        counts["errors"] += 1
-                        break
-                    if t0 >= measure_from and t1 <= stop:
-                        latencies.append(t1 - t0)
-                        counts["moves"] += 1
-                    if i == 0:
-                        for cx, cy, ch in answer["cells"]:
-                            board[cy][cx] = ch
-                        hidden = [(x, y) for y in range(HEIGHT) for x in range(WIDTH)
-                                  if board[y][x] == "#"] or [(0, 0)]
-                    if time.perf_counter() >= stop:
-                        break
-        finally:
-            await conn.close()
-
-    await asyncio.gather(*[worker(n) for n in range(concurrency)])
-    latencies.sort()
-
-    def pct(p: float) -> float:
-        return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
-
-    return {"moves_per_s": counts["moves"] / seconds, "p50_ms": pct(0.50), "p99_ms": pct(0.99),
-            **counts}
+    games = []
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for _ in range(count):
+            created = http.post("/games", json=EXPERT).json()
+            game_id, token = created["game"]["id"], created["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            answer = http.post(f"/games/{game_id}/reveal", json=MIDDLE, headers=auth)
+            board = [list(row) for row in created["game"]["board"]]
+            if answer.status_code == 200:
+                for x, y, ch in answer.json()["cells"]:
+                    board[y][x] = ch
+            hidden = [(x, y) for y, row in enumerate(board) for x, ch in enumerate(row)
+                      if ch == "#"]
+            games.append(Game(game_id, token, hidden))
+    return games
 
 
-def _drive_in_process(port: int, args: argparse.Namespace, out: Any) -> None:
+def snapshot_bytes(redis_url: str, game_id: str) -> int:
+    """The size of a game's snapshot as the service stores it."""
+    import redis
+
+    r = redis.Redis.from_url(redis_url)
     try:
-        import uvloop
+        return len(r.hget(f"ms:{{{game_id}}}:game", "snap") or b"")
+    finally:
+        r.close()
 
-        uvloop.install()
-    except ImportError:
-        pass
-    out.put(asyncio.run(drive(port, args.seconds, args.warmup, args.concurrency,
-                              args.moves_per_game)))
+
+# ---- wrk ----------------------------------------------------------------------------------
+
+WRK_SCRIPT = """
+local games = %(games)s
+local n = 0
+-- Round robin over the games, and over each game's hidden cells: every request
+-- toggles a flag, so every one is a committed move.
+request = function()
+  local g = games[n %% #games + 1]
+  local cells = g[3]
+  local body = cells[math.floor(n / #games) %% #cells + 1]
+  n = n + 1
+  return wrk.format("POST", g[1], {["Authorization"] = g[2],
+                                   ["Content-Type"] = "application/json"}, body)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '\\nRESULT {"requests": %%d, "us": %%d, "p50_us": %%d, "p99_us": %%d, "non2xx": %%d, ' ..
+    '"socket_errors": %%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.status, e.connect + e.read + e.write + e.timeout))
+end
+"""
+
+
+def lua_string(s: str) -> str:
+    return json.dumps(s)  # a JSON string of ASCII is a Lua string too
+
+
+def wrk_script(games: list[Game], directory: str) -> str:
+    entries = []
+    for g in games:
+        bodies = ", ".join(lua_string(json.dumps({"x": x, "y": y})) for x, y in g.hidden)
+        entries.append(f"{{{lua_string(f'/games/{g.id}/flag')}, "
+                       f"{lua_string(f'Bearer {g.token}')}, {{{bodies}}}}}")
+    path = os.path.join(directory, f"flags-{len(os.listdir(directory))}.lua")
+    Path(path).write_text(WRK_SCRIPT % {"games": "{\n" + ",\n".join(entries) + "\n}"})
+    return path
+
+
+def run_wrk(port: int, script: str, seconds: float, connections: int) -> dict[str, Any]:
+    out = subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
+         "-s", script, f"http://127.0.0.1:{port}"],
+        capture_output=True, text=True, timeout=seconds + 60, check=True,
+    ).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
+    r: dict[str, Any] = json.loads(line.removeprefix("RESULT "))
+    return {"moves": r["requests"], "seconds": r["us"] / 1e6, "p50_ms": r["p50_us"] / 1000,
+            "p99_ms": r["p99_us"] / 1000, "errors": r["non2xx"] + r["socket_errors"]}
+
+
+# ---- the Python fallback ------------------------------------------------------------------
+
+
+def run_python(port: int, games: list[Game], seconds: float, connections: int
+               ) -> dict[str, Any]:
+    """The same toggles from asyncio connections in this process, for a machine
+    without wrk."""
+    from tests.support.load import Http, percentile
+
+    latencies: list[float] = []
+    errors = 0
+
+    async def connection(k: int, until: float) -> None:
+        nonlocal errors
+        http = Http(f"http://127.0.0.1:{port}")
+        n = k
+        try:
+            while time.monotonic() < until:
+                g = games[n % len(games)]
+                x, y = g.hidden[n // len(games) % len(g.hidden)]
+                n += connections
+                t0 = time.perf_counter()
+                reply = await http.post_json(f"/games/{g.id}/flag", {"x": x, "y": y},
+                                             {"Authorization": f"Bearer {g.token}"})
+                latencies.append(time.perf_counter() - t0)
+                errors += reply.status != 200
+        finally:
+            await http.close()
+
+    async def drive() -> float:
+        t0 = time.monotonic()
+        await asyncio.gather(*(connection(k, t0 + seconds) for k in range(connections)))
+        return time.monotonic() - t0
+
+    took = asyncio.run(drive())
+    return {"moves": len(latencies), "seconds": took, "errors": errors,
+            "p50_ms": percentile(latencies, 50) * 1000,
+            "p99_ms": percentile(latencies, 99) * 1000}
+
+
+# ---- running both -------------------------------------------------------------------------
 
 
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process so far (Linux)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User and system CPU time of a process and its children so far (Linux)."""
+    import psutil
+
+    procs = [psutil.Process(pid)]
+    procs += procs[0].children(recursive=True)
+    return sum(p.cpu_times().user + p.cpu_times().system for p in procs)
 
 
-def run_load(port: int, pid: int, args: argparse.Namespace) -> dict[str, Any]:
-    """The load generator runs in its own process, like a real client would. Besides
-    moves/s, the server's CPU time per request: a figure a busy machine disturbs less."""
-    out: Any = mp.Queue()
-    proc = mp.Process(target=_drive_in_process, args=(port, args, out))
-    cpu0 = cpu_seconds(pid)
-    proc.start()
-    result: dict[str, Any] = out.get(timeout=args.seconds + args.warmup + 120)
-    proc.join()
-    requests = result["total_requests"]
-    result["cpu_us"] = (cpu_seconds(pid) - cpu0) / max(1, requests) * 1e6
-    return result
+@dataclass
+class App:
+    name: str
+    port: int
+    pid: int
+    games: list[Game]
+    script: str | None = None
 
 
-def snapshot_bytes(redis_url: str, service_url: str) -> int:
-    """The size of an expert snapshot after a reveal, as the service stores it."""
-    import httpx
-    import redis
+def measure(app: App, args: argparse.Namespace, seconds: float) -> dict[str, Any]:
+    cpu0 = cpu_seconds(app.pid)
+    if app.script is not None:
+        r = run_wrk(app.port, app.script, seconds, args.connections)
+    else:
+        r = run_python(app.port, app.games, seconds, args.connections)
+    r["cpu_us"] = (cpu_seconds(app.pid) - cpu0) / max(1, r["moves"]) * 1e6
+    r["moves_per_s"] = r["moves"] / r["seconds"]
+    r["load"] = os.getloadavg()[0]
+    return r
 
-    with httpx.Client(base_url=service_url) as c:
-        created = c.post("/games", json=EXPERT).json()
-        game_id = created["game"]["id"]
-        c.post(f"/games/{game_id}/reveal", json={"x": 15, "y": 8},
-               headers={"Authorization": f"Bearer {created['token']}"})
-    r = redis.Redis.from_url(redis_url)
-    size = len(r.hget(f"ms:{{{game_id}}}:game", "snap") or b"")
-    r.close()
-    return size
+
+def start_baseline(redis_url: str, snapshot: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "SNAPSHOT_BYTES": str(snapshot)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "tests.bench.load:create_baseline", "--factory",
+         "--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop", "--http",
+         "httptools", "--log-level", "warning", "--no-access-log"],
+        cwd=ROOT, env=env,
+    )
+    try:
+        wait_for(lambda: urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/healthz", timeout=1).status == 200, what="baseline")
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, port
+
+
+@contextlib.contextmanager
+def profiling(pid: int, out: str | None) -> Any:
+    """py-spy recording ``pid`` while the block runs, when asked for."""
+    if out is None:
+        yield
+        return
+    kind = {".svg": "flamegraph", ".json": "speedscope"}.get(Path(out).suffix, "raw")
+    spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--rate", "200",
+                            "--format", kind, "--output", out, "--nonblocking"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        spy.send_signal(2)
+        try:
+            spy.wait(60)
+        except subprocess.TimeoutExpired:
+            spy.kill()
+            spy.wait()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--moves-per-game", type=int, default=20)
+    parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3,
-                        help="runs of each, alternating, so noise hits both alike")
-    parser.add_argument("--appendfsync", choices=["everysec", "always"], default="everysec",
-                        help="the service's Redis only (the baseline's stays at everysec): "
-                        "the ratio against a run with the default is what fsyncing every "
-                        "write costs, as the embedded Redis does")
+                        help="runs of each app, taking turns, so noise hits both alike")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--profile", metavar="FILE",
+                        help="record the service's last round with py-spy into FILE")
     args = parser.parse_args()
 
-    import urllib.request
-
-    redis_service = RedisServer(None, None, "--appendfsync", args.appendfsync).start()
-    redis_base = RedisServer().start()
+    use_wrk = shutil.which("wrk") is not None
+    if not use_wrk:
+        print("wrk not found (apt-get install wrk): driving both apps from Python instead; "
+              "that client loads a core itself, so the ratio understates the service's cost",
+              file=sys.stderr)
+    redis_server = RedisServer().start()
+    scripts = tempfile.mkdtemp(prefix="ms-bench-")
     svc = base = None
     runs: dict[str, list[dict[str, Any]]] = {"service": [], "baseline": []}
     try:
-        svc = ServiceProcess({"REDIS_URL": redis_service.url}).start()
-        size = snapshot_bytes(redis_service.url, svc.url)
-        port = free_port()
-        env = {**os.environ, "REDIS_URL": redis_base.url, "SNAPSHOT_BYTES": str(size)}
-        # The same uvicorn settings as ``python -m service``.
-        base = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "tests.bench.load:create_baseline", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-             "--no-access-log", "--proxy-headers", "--ws-max-size", str(64 * 1024),
-             "--timeout-graceful-shutdown", "5"],
-            cwd=ROOT, env=env,
-        )
-        wait_for(lambda: urllib.request.urlopen(
-            f"http://127.0.0.1:{port}/healthz", timeout=1).status == 200, what="baseline")
+        defaults = {"LOG_LEVEL": "info", "AUTH_FAILURE_LIMIT": "60"}
+        svc = ServiceProcess({"REDIS_URL": redis_server.url, **defaults}).start()
+        assert svc.proc is not None
+        games = make_games(svc.url, args.games)
+        snapshot = snapshot_bytes(redis_server.url, games[0].id)
+        base, base_port = start_baseline(redis_server.url, snapshot)
+        apps = [App("service", svc.port, svc.proc.pid, games),
+                App("baseline", base_port, base.pid,
+                    make_games(f"http://127.0.0.1:{base_port}", args.games))]
+        for app in apps:
+            if use_wrk:
+                app.script = wrk_script(app.games, scripts)
+            measure(app, args, args.warmup)
         for n in range(args.rounds):
-            assert svc.proc is not None
-            order = [("service", svc.port, svc.proc.pid), ("baseline", port, base.pid)]
-            for name, p, pid in order if n % 2 == 0 else order[::-1]:
-                runs[name].append(run_load(p, pid, args))
+            for app in apps if n % 2 == 0 else apps[::-1]:
+                last = app.name == "service" and n == args.rounds - 1
+                with profiling(app.pid, args.profile if last else None):
+                    runs[app.name].append(measure(app, args, args.seconds))
     finally:
         if svc is not None:
             svc.stop()
         if base is not None:
             base.terminate()
             base.wait(15)
-        redis_service.cleanup()
-        redis_base.cleanup()
+        redis_server.cleanup()
+        shutil.rmtree(scripts, ignore_errors=True)
 
-    print(f"expert boards, {args.concurrency} connections, {args.rounds} x {args.seconds:.0f} s "
-          f"each, snapshot {size} bytes, service's Redis appendfsync {args.appendfsync}, "
-          f"{os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f}")
-    print(f"{'':10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'moves':>7} {'games':>6} "
-          f"{'errors':>6} {'server CPU us/request':>22}")
-    best: dict[str, dict[str, Any]] = {}
-    for name, rounds in runs.items():
-        for r in rounds:
+    report(runs, args, snapshot, use_wrk)
+
+
+def report(runs: dict[str, list[dict[str, Any]]], args: argparse.Namespace, snapshot: int,
+           use_wrk: bool) -> None:
+    driver = f"wrk -t1 -c{args.connections}" if use_wrk else "Python client"
+    print(f"flag toggles on {args.games} expert games, {driver}, {args.rounds} x "
+          f"{args.seconds:.0f} s each, snapshot {snapshot} bytes, {os.cpu_count()} CPUs")
+    print(f"{'':10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
+          f"{'CPU us/move':>12} {'load avg':>9}")
+    for n in range(args.rounds):
+        for name, rounds in runs.items():
+            r = rounds[n]
             print(f"  {name:8} {r['moves_per_s']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
-                  f"{r['moves']:7d} {r['creates']:6d} {r['errors']:6d} {r['cpu_us']:22.0f}")
-        best[name] = sorted(rounds, key=lambda r: r["moves_per_s"])[len(rounds) // 2]
-    print("median round of each, by moves/s:")
-    for name, r in best.items():
-        print(f"{name:10} {r['moves_per_s']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
-              f"{'':22} {r['cpu_us']:22.0f}")
-    ratio = best["service"]["moves_per_s"] / best["baseline"]["moves_per_s"]
-    print(f"ratio service/baseline: {ratio:.2f} (target >= 0.80)")
-    cpu = [sum(r["cpu_us"] for r in runs[n]) / len(runs[n]) for n in ("baseline", "service")]
-    print(f"server CPU per request, baseline/service: {cpu[0] / cpu[1]:.2f}")
+                  f"{r['errors']:7d} {r['cpu_us']:12.0f} {r['load']:9.1f}")
+    median = {name: statistics.median(r["moves_per_s"] for r in rounds)
+              for name, rounds in runs.items()}
+    print("median of the rounds:")
+    for name, rounds in runs.items():
+        print(f"  {name:8} {median[name]:9.0f} "
+              f"{statistics.median(r['p50_ms'] for r in rounds):8.2f} "
+              f"{statistics.median(r['p99_ms'] for r in rounds):8.2f} "
+              f"{'':7} {statistics.median(r['cpu_us'] for r in rounds):12.0f}")
+    ratios = [s["moves_per_s"] / b["moves_per_s"]
+              for s, b in zip(runs["service"], runs["baseline"], strict=True)]
+    print(f"ratio service/baseline: {median['service'] / median['baseline']:.2f} "
+          f"(each round: {', '.join(f'{r:.2f}' for r in ratios)}; target >= 0.80)")
 
 
 if __name__ == "__main__":
