@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> None:
             log_level=settings.log_level,
             log_config=log_config,
             access_log=False,
-            proxy_headers=True,
-            forwarded_allow_ips=settings.trusted_proxies,
+            # The app's own edge believes forwarding headers from FORWARDED_ALLOW_IPS.
+            proxy_headers=False,
             ws_max_size=64 * 1024,
             # Diffs are small and sent to many sockets at once: compressing each copy
             # costs more CPU than it saves bandwidth.

@@ -92,7 +92,7 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def trusted_proxies(self) -> list[str]:
-        """``forwarded_allow_ips`` as uvicorn takes it."""
+        """``forwarded_allow_ips`` as networks, written out (``192.0.2.7`` is ``192.0.2.7/32``)."""
         return [str(trusted_network(entry)) for entry in self.forwarded_allow_ips]
 
     @classmethod

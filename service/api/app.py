@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.types import ASGIApp, Scope
 
 from .. import engine, metrics, store, wire
 from ..config import Config
-from . import backends, events, games, leaderboards, player_events, players, problems, replays
+from ..logs import AccessLog
+from . import backends, events, games, leaderboards, player_events, players, replays
 from .backends import Backends
-from .middleware import RequestContext
-from .ratelimit import Limits, RateLimitMiddleware, RateLimits
+from .edge import Edge, Proxies
+from .ratelimit import Limits, RateLimits
 from .responses import MsgspecResponse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,9 +84,32 @@ async def asyncapi(request: Request) -> Response:
     return document(ASYNCAPI, request)
 
 
+class Service(Starlette):
+    """The app with one layer in front of its routes (``edge.py``) in place of
+    Starlette's stack of error and exception middleware."""
+
+    def __init__(
+        self,
+        *,
+        edge: Callable[[ASGIApp], ASGIApp],
+        cors: Callable[[ASGIApp], ASGIApp] | None,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        self.edge = edge
+        self.cors = cors
+
+    def build_middleware_stack(self) -> ASGIApp:
+        app: ASGIApp = self.router
+        if self.cors is not None:
+            app = self.cors(app)
+        return self.edge(app)
+
+
 def create_app(config: Config | None = None) -> Starlette:
     config = config or Config.from_env()
     limits = Limits.from_config(config)
+    access = AccessLog()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -113,6 +138,7 @@ def create_app(config: Config | None = None) -> Starlette:
             await b.events.stop()
             await listener.aclose()
             await redis.aclose()
+            access.flush()
 
     # The router tries each route in turn: the moves, most of the traffic, come first.
     routes = [
@@ -141,27 +167,16 @@ def create_app(config: Config | None = None) -> Starlette:
     ]
     if WEB.is_dir():
         routes.append(WebClient(list(routes), WEB))
-    middleware = [Middleware(RequestContext)]
+    cors = None
     if config.cors_origins:
-        middleware.append(
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(config.cors_origins),
-                allow_methods=["GET", "POST", "PATCH"],
-                allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
-                expose_headers=["Location", "Retry-After", "X-Request-ID"],
-            )
+        cors = functools.partial(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST", "PATCH"],
+            allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
+            expose_headers=["Location", "Retry-After", "X-Request-ID"],
         )
-    if limits.any:
-        middleware.append(Middleware(RateLimitMiddleware))
-    app = Starlette(
-        routes=routes,
-        middleware=middleware,
-        lifespan=lifespan,
-        exception_handlers={
-            Exception: problems.handle_unexpected,
-            **{exc: problems.handle for exc in problems.HANDLED},
-        },
-    )
+    edge = functools.partial(Edge, proxies=Proxies(config.trusted_proxies), access=access)
+    app = Service(routes=routes, lifespan=lifespan, edge=edge, cors=cors)
     app.state.config = config
     return app

@@ -4,7 +4,8 @@ Failed tokens, unknown games and unknown players draw on a small per-address buc
 and every request needs that bucket not to be empty, so ids and tokens cannot be
 guessed at speed. A move takes its buckets in the script that loads its game (see
 ``moves.py``); every other request takes them here, before it is handled, and so
-does a WebSocket before it serves. A registration also takes from a bucket of its own.
+does a WebSocket before it serves (``edge.py`` and ``events.py`` take them). A
+registration also takes from a bucket of its own.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ import logging
 import re
 from dataclasses import dataclass
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from .. import metrics
 from ..config import Config
 from ..store import Buckets, Limit, Take, keys
 from ..store.ratelimit import retry_after
-from . import backends
-from .problems import ApiError, api_error_of, respond
-from .requests import client_address, now_ms
+from .problems import ApiError
+from .requests import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -106,40 +104,14 @@ class RateLimits:
             log.debug("could not charge the failure bucket", exc_info=True)
 
 
+def admitted_here(path: str) -> bool:
+    """Whether a request needs no admission before it is handled: a move takes its
+    limits as it loads its game, and the probes and metrics take none."""
+    return path in UNLIMITED or MOVE.fullmatch(path) is not None
+
+
 def refusal(wait_ms: int, scope: str) -> ApiError:
     metrics.LIMITED.labels(scope).inc()
     return ApiError(
         429, "rate_limited", "too many requests; slow down", {"Retry-After": retry_after(wait_ms)}
     )
-
-
-class RateLimitMiddleware:
-    """Admits every HTTP request but a move (which takes its limits as it loads its
-    game), and charges the failures of those under ``/games`` and ``/players``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in UNLIMITED:
-            await self.app(scope, receive, send)
-            return
-        rate_limits = backends.of_scope(scope).rate_limits
-        address = client_address(scope)
-        if not MOVE.fullmatch(scope["path"]):
-            try:
-                await rate_limits.admit(address)
-            except Exception as exc:
-                await respond(api_error_of(exc))(scope, receive, send)
-                return
-        status = 0
-
-        async def watch(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        await self.app(scope, receive, watch)
-        if status in FAILURES and scope["path"].startswith(GUARDED):
-            await rate_limits.charge_failure(address)

@@ -20,8 +20,9 @@ whose middle was revealed, so every request is a committed move. The apps take t
 ``--rounds`` times each after a warm-up, so the machine's load hits both alike; the
 script prints each round's moves/s, p50/p99 latency, server CPU per move and the load
 average, then the ratio of the medians (target: the service >= 0.8 of the baseline).
-``--profile FILE`` records the service's last round with py-spy: a flame graph for
-``.svg``, speedscope for ``.json``, else collapsed stacks.
+``--profile FILE`` records the last round of the service (into FILE) and of the baseline
+(FILE with ``-baseline`` after its stem) with py-spy: a flame graph for ``.svg``,
+speedscope for ``.json``, else collapsed stacks.
 
 Without wrk it says so and drives both from a Python client instead, which saturates a
 core of its own before the servers do: its ratio understates the service's cost.
@@ -361,7 +362,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--profile", metavar="FILE",
-                        help="record the service's last round with py-spy into FILE")
+                        help="record each app's last round with py-spy (see above)")
     args = parser.parse_args()
 
     use_wrk = shutil.which("wrk") is not None
@@ -389,8 +390,12 @@ def main() -> None:
             measure(app, args, args.warmup)
         for n in range(args.rounds):
             for app in apps if n % 2 == 0 else apps[::-1]:
-                last = app.name == "service" and n == args.rounds - 1
-                with profiling(app.pid, args.profile if last else None):
+                out = None
+                if args.profile and n == args.rounds - 1:
+                    path = Path(args.profile)
+                    out = str(path if app.name == "service"
+                              else path.with_stem(f"{path.stem}-{app.name}"))
+                with profiling(app.pid, out):
                     runs[app.name].append(measure(app, args, args.seconds))
     finally:
         if svc is not None:
