@@ -25,6 +25,8 @@ def preload() -> None:
 
 def bbbv_done(game: Game) -> int:
     """How much of the board's 3BV the player has cleared."""
+    if game.bbbv_done is not None:
+        return game.bbbv_done
     if not game.placed:
         return 0
     if game.status == "won":

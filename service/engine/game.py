@@ -69,6 +69,9 @@ class Game(msgspec.Struct, frozen=True, array_like=True):
     paused_at: int | None = None
     paused_ms: int = 0
     clicks: Clicks = Clicks()
+    # The 3BV cleared so far, kept as the cells open so a view never labels the board's
+    # openings again; None in a snapshot stored before it was kept.
+    bbbv_done: int | None = None
 
     @property
     def finished(self) -> bool:

@@ -77,7 +77,9 @@ def new_game(
 
 
 def _with_layout(game: Game, mines: grid.Bools) -> Game:
-    return msgspec.structs.replace(game, layout=grid.pack(mines), bbbv=grid.bbbv(mines))
+    return msgspec.structs.replace(
+        game, layout=grid.pack(mines), bbbv=grid.bbbv(mines), bbbv_done=0
+    )
 
 
 def _place_for(game: Game, start: int) -> Game:
@@ -166,6 +168,13 @@ def _open(
         cells, opened = before, 0
     hidden_safe = game.hidden_safe - opened
     changes: dict[str, object] = {"status": "playing", "started_at": started_at}
+    if hidden_safe == 0 and not exploded:
+        changes["bbbv_done"] = game.bbbv
+    elif local:
+        changes["bbbv_done"] = _bbbv_done(game) + sum(_lone(game, t) for t in safe)
+    else:
+        assert mines is not None
+        changes["bbbv_done"] = grid.bbbv_done(cells, mines)
     if exploded or hidden_safe == 0:
         if mines is None:
             mines = grid.unpack(game.layout, w, game.height)
@@ -177,6 +186,45 @@ def _open(
     if local and "ended_at" not in changes:
         return new, [(t % w, t // w, chr(cells[t])) for t in sorted(safe)]
     return new, grid.changed(before, cells, w)
+
+
+def _bbbv_done(game: Game) -> int:
+    """The 3BV cleared before a move (counted from the board for a snapshot stored before
+    the count was kept)."""
+    if game.bbbv_done is not None:
+        return game.bbbv_done
+    return grid.bbbv_done(game.cells, grid.unpack(game.layout, game.width, game.height))
+
+
+def _lone(game: Game, index: int) -> bool:
+    """Whether a number is a 3BV click of its own: no zero around it would open it.
+
+    A neighbour is a zero when its 3x3 box holds no mine, so the 5x5 box around the
+    number, read from the packed layout as five rows of bits, answers for all eight.
+    """
+    w, h, layout = game.width, game.height, game.layout
+    y, x = divmod(index, w)
+    lo, hi = max(0, x - 2), min(w, x + 3)
+    n = hi - lo
+    rows = []
+    for ry in range(y - 2, y + 3):
+        bits = 0
+        if 0 <= ry < h:
+            start = ry * w + lo
+            chunk = int.from_bytes(layout[start >> 3 : (start >> 3) + 2], "big")
+            if start >> 3 == len(layout) - 1:
+                chunk <<= 8
+            # Column c lands on bit x + 2 - c: the box's left column is bit 4.
+            bits = (chunk >> (16 - (start & 7) - n) & ((1 << n) - 1)) << (x + 3 - hi)
+        rows.append(bits)
+    for dy in (-1, 0, 1):
+        if not 0 <= y + dy < h:
+            continue
+        band = rows[dy + 1] | rows[dy + 2] | rows[dy + 3]
+        for dx in (-1, 0, 1):
+            if (dx or dy) and 0 <= x + dx < w and not band >> (1 - dx) & 0b111:
+                return False
+    return True
 
 
 def reveal(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCell]]:

@@ -48,7 +48,7 @@ def dump(game: Game) -> str:
         fields.append(f"{name}={'-' if value is None else value}")
     for name in _BOOL_FIELDS:
         fields.append(f"{name}={int(getattr(game, name))}")
-    for name in ("seed", "created_at", *_OPT_INT_FIELDS, "paused_ms", "bbbv"):
+    for name in ("seed", "created_at", *_OPT_INT_FIELDS, "paused_ms", "bbbv", "bbbv_done"):
         value = getattr(game, name)
         fields.append(f"{name}={'-' if value is None else value}")
     fields.append(f"placed={int(game.placed)}")
@@ -111,6 +111,13 @@ def load(text: str) -> Game:
         name: int(header.get(f"clicks.{name}", 0)) for name in Clicks.__struct_fields__
     })
     preset = header.get("preset", "-")
+    bbbv = int(header.get("bbbv", grid.bbbv(mines_arr) if placed else 0))
+    if not placed:
+        done = 0
+    elif status == "won":
+        done = bbbv
+    else:
+        done = grid.bbbv_done(bytes(cells), mines_arr)
     return Game(
         version=int(header.get("version", 0)),
         width=width,
@@ -127,12 +134,13 @@ def load(text: str) -> Game:
         layout=grid.pack(mines_arr) if placed else b"",
         flags=int(header.get("flags", flags)),
         hidden_safe=width * height - mines - revealed,
-        bbbv=int(header.get("bbbv", grid.bbbv(mines_arr) if placed else 0)),
+        bbbv=bbbv,
         started_at=opt_int("started_at", 0 if playing else None),
         ended_at=opt_int("ended_at", 0 if status in ("won", "lost") else None),
         paused_at=opt_int("paused_at", None),
         paused_ms=int(header.get("paused_ms", 0)),
         clicks=clicks,
+        bbbv_done=opt_int("bbbv_done", done),
     )
 
 

@@ -190,6 +190,9 @@ def check_state(game: Game) -> None:
     mines = mine_list(game)
     assert sum(mines) == game.mines
     assert game.bbbv == reference_bbbv(mines, w, h)
+    # The count a move keeps is the one counted from the whole board.
+    recount = msgspec.structs.replace(game, bbbv_done=None)
+    assert game.bbbv_done is None or game.bbbv_done == engine.bbbv_done(recount)
     all_safe_open = all(view[i] in DIGITS for i in range(w * h) if not mines[i])
     assert (game.status == "won") == all_safe_open
     closed_safe = sum(1 for i in range(w * h) if not mines[i] and view[i] not in DIGITS)
