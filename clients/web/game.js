@@ -18,6 +18,17 @@ export const FINISHED = new Set(["won", "lost"]);
 
 const parseTime = (value) => (value == null ? null : Date.parse(value));
 
+/**
+ * Each cell a diff's `cells` lists, as [x, y, character]. An entry is [x, y, chars]: a big
+ * change comes compact, with `chars` a run of the characters of (x, y) and the cells after
+ * it in the row, so `chars[k]` goes to (x + k, y).
+ */
+export function* eachCell(cells) {
+  for (const [x, y, chars] of cells) {
+    for (let k = 0; k < chars.length; k++) yield [x + k, y, chars[k]];
+  }
+}
+
 /** A board's cells as view characters, and the questions every board answers. */
 export class Cells {
   constructor(width, height) {
@@ -139,7 +150,7 @@ export class Game extends Cells {
       throw new Error(`diff ${diff.version} does not follow version ${this.version}`);
     }
     const changed = [];
-    for (const [x, y, ch] of diff.cells) {
+    for (const [x, y, ch] of eachCell(diff.cells)) {
       const i = this.index(x, y);
       if (i < 0) continue;
       this.cells[i] = ch.charCodeAt(0);

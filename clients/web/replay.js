@@ -6,7 +6,7 @@
 // Each move is kept as the cells it changed (index, before, after), so the board can step
 // both ways from any position without keeping every board along the way.
 
-import { Cells, EXPLODED, FLAG, WRONG_FLAG } from "./game.js";
+import { Cells, EXPLODED, FLAG, WRONG_FLAG, eachCell } from "./game.js";
 
 const code = (ch) => ch.charCodeAt(0);
 const FLAG_CODE = code(FLAG);
@@ -61,7 +61,7 @@ export class ReplayGame extends Cells {
     replay.layout.forEach((row, y) => {
       for (let x = 0; x < this.width; x++) this.mine[y * this.width + x] = row[x] === "*" ? 1 : 0;
     });
-    for (const [x, y, ch] of replay.opened) this.cells[this.index(x, y)] = code(ch);
+    for (const [x, y, ch] of eachCell(replay.opened)) this.cells[this.index(x, y)] = code(ch);
     this.opensAtStart = replay.opened.length > 0;
     this.steps = this.build();
     // The board starts before the first move; `seek` moves it.
@@ -152,7 +152,7 @@ export class ReplayGame extends Cells {
     const times = moveTimes(this.replay);
     return this.replay.moves.map((move, k) => {
       const changes = [];
-      for (const [x, y, ch] of move.cells) {
+      for (const [x, y, ch] of eachCell(move.cells)) {
         const i = this.index(x, y);
         if (i < 0) continue;
         changes.push([i, board[i], code(ch)]);

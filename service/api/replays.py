@@ -31,8 +31,8 @@ _BEFORE_LOSS = str.maketrans({"!": "F", "*": "#", "X": "#", **{str(n): "#" for n
 
 def board_before_loss(board: list[str], last: _Recorded) -> list[str]:
     rows = [list(row) for row in board]
-    for x, y, char in last.cells:
-        rows[y][x] = char.translate(_BEFORE_LOSS)
+    for x, y, chars in last.cells:
+        rows[y][x : x + len(chars)] = chars.translate(_BEFORE_LOSS)
     return ["".join(row) for row in rows]
 
 

@@ -28,7 +28,8 @@ ZERO = ord("0")
 
 FINISHED: frozenset[Status] = frozenset({"won", "lost"})
 
-# A cell whose view changed: ``(x, y, char)``, as it goes on the wire.
+# A cell whose view changed: ``(x, y, chars)``, as it goes on the wire. In a change of many
+# cells ``chars`` may be a run: the new characters of (x, y) and the cells after it in the row.
 ChangedCell = tuple[int, int, str]
 
 

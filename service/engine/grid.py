@@ -124,20 +124,40 @@ def bbbv_done(cells: bytes, mines: Bools) -> int:
     return int(done_openings) + int(np.count_nonzero(lone & revealed))
 
 
+# A change of more cells than this is listed in runs (see :func:`changed`).
+RUNS_FROM = 1024
+
+
 def changed(before: bytes, after: bytes, width: int) -> list[tuple[int, int, str]]:
-    """``[x, y, char]`` of every cell whose character differs."""
+    """``[x, y, chars]`` of the cells whose character differs, in board order.
+
+    ``chars`` is one cell's new character; past ``RUNS_FROM`` changed cells, it is a
+    run: the new characters of that cell and of the changed cells right after it in
+    its row. A whole-board cascade on a 1000x1000 board is then one entry a row, about
+    a megabyte of JSON rather than thirteen.
+    """
     a = np.frombuffer(before, dtype=np.uint8)
     b = np.frombuffer(after, dtype=np.uint8)
     idx = np.flatnonzero(a != b)
     if idx.size == 0:
         return []
+    if idx.size > RUNS_FROM:
+        return _runs(idx, b, width)
     ys, xs = np.divmod(idx, width)
     chars = b[idx].tobytes().decode("ascii")
-    span = max(width, int(ys[-1]) + 1)
-    if idx.size < span:
-        return list(zip(xs.tolist(), ys.tolist(), chars, strict=True))
-    # A big diff repeats the same few coordinates: share one int object per value
-    # instead of allocating two per cell, which is most of the cost of a
-    # whole-board cascade.
-    ints = np.array(range(span), dtype=object)
-    return list(zip(ints[xs].tolist(), ints[ys].tolist(), chars, strict=True))
+    return list(zip(xs.tolist(), ys.tolist(), chars, strict=True))
+
+
+def _runs(idx: npt.NDArray[np.intp], after: Bytes, width: int) -> list[tuple[int, int, str]]:
+    """The changed cells ``idx`` (ascending) as runs of neighbours within a row."""
+    # A run ends where the next changed cell is not the next cell, or starts a row.
+    breaks = np.flatnonzero((np.diff(idx) != 1) | (idx[1:] % width == 0)) + 1
+    starts = idx[np.concatenate(([0], breaks))]
+    ends = idx[np.concatenate((breaks - 1, [idx.size - 1]))] + 1
+    text = after.tobytes()
+    ys, xs = np.divmod(starts, width)
+    return [
+        (x, y, text[s:e].decode("ascii"))
+        for x, y, s, e in zip(xs.tolist(), ys.tolist(), starts.tolist(), ends.tolist(),
+                              strict=True)
+    ]

@@ -1,7 +1,7 @@
 """The moves on cells: pure transitions ``(game, move, now_ms) -> (game', cells)``.
 
 Also how a game is made and how a shared board (a daily board) opens its start.
-A move never mutates its input. ``cells`` lists ``(x, y, char)`` for every cell
+A move never mutates its input. ``cells`` lists ``(x, y, chars)`` for every cell
 whose view changed; an empty list means the move changed nothing, and then the
 version stays the same (only the click counters move on).
 """

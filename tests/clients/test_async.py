@@ -14,14 +14,18 @@ from minesweeper import (
     Forbidden,
     GameOver,
     InvalidRequest,
+    LiveGame,
     LiveMessage,
     NotFound,
     RateLimited,
     Reset,
     Snapshot,
     Unauthorized,
+    apply_diff,
+    changed_count,
 )
 
+from tests.support.play import one_click_win
 from tests.support.servers import ServiceProcess, free_port
 
 from .conftest import FIRST, mines_of, safe_cells
@@ -110,6 +114,26 @@ async def test_watch_sees_moves_made_elsewhere(client: Client, aclient: AsyncCli
              if isinstance(m, Diff)]
     assert [(d.version, d.move.action) for d in diffs] == [(1, "reveal"), (2, "flag"), (3, "flag")]
     assert diffs[-1].cells == [(0, 0, "#")]
+
+
+async def test_a_watcher_with_a_1_mib_limit_follows_the_largest_board(
+    client: Client, aclient: AsyncClient
+) -> None:
+    """A whole-board cascade on a 1000x1000 board changes a million cells: its diff
+    comes as runs, and a watcher taking messages of up to 1 MiB (websockets' default,
+    and the SDK's) gets it."""
+    seed = one_click_win(1000, 1000, (999, 999))
+    game = client.new_game(width=1000, height=1000, mines=1, seed=seed)
+    async with LiveGame(aclient.base_url, game.id, max_size=2**20, timeout=60) as live:
+        snapshot = await asyncio.wait_for(anext(live), 60)
+        assert isinstance(snapshot, Snapshot)
+        client.reveal(game, 999, 999)
+        diff = await asyncio.wait_for(anext(live), 120)
+    assert isinstance(diff, Diff) and diff.status == "won"
+    assert changed_count(diff.cells) == 10**6 and len(diff.cells) < 10**6
+    followed = apply_diff(snapshot.game, diff)
+    assert followed.board == game.view.board == client.get(game).board
+    assert sum(row.count("F") for row in followed.board) == 1
 
 
 async def test_watch_resumes_from_since(client: Client, aclient: AsyncClient) -> None:

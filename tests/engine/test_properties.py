@@ -511,3 +511,21 @@ def test_bbbv_matches_the_reference(cells: list[bool], data: st.DataObject) -> N
     mines = cells[: w * h]
     board = np.array(mines, dtype=bool).reshape(h, w)
     assert grid.bbbv(board) == reference_bbbv(mines, w, h)
+
+
+def test_a_big_change_is_listed_as_runs_that_rebuild_the_board() -> None:
+    game = engine.new_game(engine.custom(100, 60, 30), seed=7, now_ms=NOW)
+    opened, cells = engine.reveal(game, 50, 30, NOW)
+    changed = sum(a != b for a, b in zip(game.cells, opened.cells, strict=True))
+    assert changed > grid.RUNS_FROM
+    assert sum(len(chars) for _, _, chars in cells) == changed
+    assert len(cells) < changed / 10, "a cascade's changes run along its rows"
+    board = bytearray(game.cells)
+    last = -1
+    for x, y, chars in cells:
+        start = y * game.width + x
+        assert start >= last and x + len(chars) <= game.width, "in board order, within a row"
+        assert all(board[start + i] != ord(c) for i, c in enumerate(chars)), "changed only"
+        board[start : start + len(chars)] = chars.encode()
+        last = start + len(chars)
+    assert bytes(board) == opened.cells

@@ -195,8 +195,8 @@ def test_a_replay_reproduces_the_game_exactly(http: httpx.Client) -> None:
 
 def _with_cells(board: list[str], cells: list[list[Any]]) -> list[str]:
     rows = [list(row) for row in board]
-    for x, y, char in cells:
-        rows[y][x] = char
+    for x, y, chars in cells:
+        rows[y][x : x + len(chars)] = chars
     return ["".join(row) for row in rows]
 
 
@@ -226,6 +226,26 @@ def test_a_replay_carries_the_cells_as_stored(http: httpx.Client, live_server: s
         board = _with_cells(board, move["cells"])
     assert [m["cells"] for m in replay["moves"][:2]] == [[], []]  # the pause and the resume
     assert board == final["board"]
+
+
+def test_a_replay_of_a_big_board_carries_its_runs(http: httpx.Client) -> None:
+    """A cascade on a 200x200 board changes thousands of cells, and the loss after it
+    shows its 1,200 mines: both diffs come as runs, and the replay keeps them so."""
+    game_id, auth, view = create(http, width=200, height=200, mines=1200, seed=2)
+    first = http.post(f"/games/{game_id}/reveal", json={"x": 100, "y": 100}, headers=auth).json()
+    board = _with_cells(view["board"], first["cells"])
+    mines = engine.new_game(engine.custom(200, 200, 1200), seed=2, now_ms=0)
+    mines, _ = engine.reveal(mines, 100, 100, 0)
+    mine = next(i for i in range(200 * 200) if mines.is_mine(i))
+    x, y = mine % 200, mine // 200
+    lost = http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=auth).json()
+    assert lost["status"] == "lost"
+    replay = http.get(f"/games/{game_id}/replay").json()
+    assert [m["cells"] for m in replay["moves"]] == [first["cells"], lost["cells"]]
+    assert any(len(chars) > 1 for _, _, chars in first["cells"])
+    assert any(len(chars) > 1 for _, _, chars in lost["cells"])
+    assert _with_cells(board, lost["cells"]) == http.get(f"/games/{game_id}").json()["board"]
+    assert (replay["fatal"]["x"], replay["fatal"]["y"]) == (x, y)
 
 
 def test_a_loss_on_the_first_click_of_a_board_was_a_forced_guess(http: httpx.Client) -> None:

@@ -32,7 +32,7 @@ from .errors import (
     Unauthorized,
     VersionConflict,
 )
-from .game import Game, apply_diff
+from .game import Game, apply_diff, changed_count, each_cell
 from .wire import (
     CreatedGame,
     CreatedPlayer,
@@ -105,4 +105,6 @@ __all__ = [
     "Unauthorized",
     "VersionConflict",
     "apply_diff",
+    "changed_count",
+    "each_cell",
 ]

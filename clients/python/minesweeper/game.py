@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import msgspec
 
-from .wire import Diff, GameView
+from .wire import ChangedCell, Diff, GameView
 
-__all__ = ["Game", "apply_diff"]
+__all__ = ["Game", "apply_diff", "changed_count", "each_cell"]
+
+
+def each_cell(cells: Iterable[ChangedCell]) -> Iterator[tuple[int, int, str]]:
+    """``(x, y, char)`` of every cell a diff lists, its runs spelled out cell by cell."""
+    for x, y, chars in cells:
+        for i, char in enumerate(chars):
+            yield x + i, y, char
+
+
+def changed_count(cells: Iterable[ChangedCell]) -> int:
+    """How many cells a diff's ``cells`` change (a run counts each of its cells)."""
+    return sum(len(chars) for _, _, chars in cells)
 
 
 def apply_diff(view: GameView, diff: Diff) -> GameView:
@@ -20,8 +34,9 @@ def apply_diff(view: GameView, diff: Diff) -> GameView:
     if diff.version != view.version + 1:
         raise ValueError(f"diff {diff.version} does not follow version {view.version}")
     rows = [bytearray(row, "ascii") for row in view.board]
-    for x, y, char in diff.cells:
-        rows[y][x] = ord(char)
+    for x, y, chars in diff.cells:
+        # One cell, or a run of a big change's cells along the row.
+        rows[y][x : x + len(chars)] = chars.encode("ascii")
     return msgspec.structs.replace(
         view,
         version=diff.version,

@@ -65,7 +65,9 @@ class LiveGame:
     this client are skipped). It raises the
     :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
     game, a wrong token) and ``ConnectionError`` when it could not resume after
-    ``retries`` attempts.
+    ``retries`` attempts. ``max_size`` is the largest message taken, websockets' own
+    1 MiB by default: the largest board's snapshot fits, and so does any diff of it,
+    since the service sends a big change as runs.
     """
 
     def __init__(
@@ -77,7 +79,7 @@ class LiveGame:
         since: int | None = None,
         retries: int = 8,
         timeout: float = 10.0,
-        max_size: int = 64 * 2**20,
+        max_size: int = 2**20,
     ) -> None:
         scheme, sep, rest = base_url.rstrip("/").partition("://")
         ws_scheme = {"http": "ws", "https": "wss"}.get(scheme, scheme)

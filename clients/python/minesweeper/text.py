@@ -6,6 +6,7 @@ import os
 from datetime import datetime
 from typing import TextIO
 
+from .game import changed_count
 from .wire import BoardStats, Diff, GameView, Hint, Leaderboard, PlayerView, Replay, Stats
 
 RESET = "\x1b[0m"
@@ -88,7 +89,8 @@ def diff_line(diff: Diff) -> str:
     where = f" {move.x},{move.y}" if move.x is not None and move.y is not None else ""
     if move.mark is not None:  # a flag move that set this mark rather than cycling
         where += f" ({move.mark})"
-    changed = f"{len(diff.cells)} cell{'' if len(diff.cells) == 1 else 's'}"
+    count = changed_count(diff.cells)
+    changed = f"{count} cell{'' if count == 1 else 's'}"
     if move.action == "pause":
         changed = "clock stopped, board hidden"
     elif move.action == "resume":
@@ -159,7 +161,7 @@ def replay_lines(replay: Replay) -> list[str]:
         details.append("question marks")
     lines = [head, "  ".join(details)]
     if r.opened:
-        lines.append(f"{len(r.opened)} cells were open at the start")
+        lines.append(f"{changed_count(r.opened)} cells were open at the start")
     # Times from the first reveal, when the clock started: flags before it come out negative.
     start = millis(r.started_at or r.created_at)
     lines.append(f"{len(r.moves)} move{'' if len(r.moves) == 1 else 's'} "

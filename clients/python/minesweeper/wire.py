@@ -110,7 +110,9 @@ RatingMode = Literal["race"]
 # What a player's recent entry was: a game, or (to come) a match.
 RecentKind = Literal["game", "match"]
 Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
-# A cell that changed: [x, y, char].
+# A cell that changed: [x, y, chars]. ``chars`` is the cell's new character; in a change
+# of more than 1,024 cells it may be a run, the new characters of (x, y) and of the
+# cells right after it in row y. ``chars[i]`` goes to (x + i, y) either way.
 ChangedCell = tuple[int, int, str]
 RequestId = Annotated[str, Meta(max_length=64)] | int
 DailyDate = Annotated[str, Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
@@ -240,7 +242,8 @@ class PlayedMove(Struct, omit_defaults=True):
 class Diff(Struct, tag="diff", tag_field="type"):
     """A change's answer over HTTP and the live message for it: the same bytes.
 
-    ``cells`` lists the cells a move changed; a pause or resume lists none, and
+    ``cells`` lists the cells a move changed (a big change compact, as runs: see
+    ``ChangedCell``); a pause or resume lists none, and
     ``paused`` tells a client to hide its board until a diff says otherwise.
     """
 
@@ -269,7 +272,8 @@ class Hint(Struct):
 
 
 class ReplayMove(Struct, omit_defaults=True):
-    """One recorded change, with the cells it changed exactly as its diff listed them."""
+    """One recorded change, with the cells it changed exactly as its diff listed them
+    (runs too, when it listed them compact)."""
 
     version: int
     action: MoveAction

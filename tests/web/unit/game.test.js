@@ -30,6 +30,13 @@ describe("Game", () => {
     assert.equal(g.char(4), "#", "a refused diff changes nothing");
   });
 
+  it("applies a big change's runs, each character to the next cell of the row", () => {
+    const g = new Game(view());
+    const changed = g.apply(diff(1, [[0, 0, "001"], [1, 1, "F"], [1, 2, "12"]]));
+    assert.deepEqual(changed, [0, 1, 2, 4, 7, 8]);
+    assert.deepEqual(rows(g), ["001", "#F#", "#12"]);
+  });
+
   it("ignores cells off the board rather than writing past it", () => {
     const g = new Game(view());
     assert.deepEqual(g.apply(diff(1, [[3, 0, "1"], [0, 3, "1"], [1, 1, "3"]])), [4]);

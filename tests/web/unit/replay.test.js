@@ -52,6 +52,19 @@ describe("ReplayGame", () => {
     assert.deepEqual(rows(g), ["###", "###", "###"]);
   });
 
+  it("steps a move recorded as runs forward and back like one of single cells", () => {
+    const g = new ReplayGame(replay({
+      moves: [
+        { version: 1, action: "reveal", x: 0, y: 0, at: stamp(0), cells: [[0, 0, "01"], [0, 1, "02"], [0, 2, "01"]] },
+      ],
+    }));
+    assert.deepEqual(g.seek(1), [0, 1, 3, 4, 6, 7]);
+    assert.deepEqual(rows(g), ["01#", "02#", "01#"]);
+    assert.equal(g.steps[0].opened, 6);
+    g.seek(0);
+    assert.deepEqual(rows(g), ["###", "###", "###"]);
+  });
+
   it("counts the flags on the board for the mines left", () => {
     const g = new ReplayGame(replay({
       moves: [
