@@ -55,12 +55,17 @@ def unauthorized(detail: str) -> ApiError:
     return ApiError(401, "unauthorized", detail, {"WWW-Authenticate": 'Bearer realm="games"'})
 
 
-def authorise(record: Record, token_hash: bytes) -> None:
-    """The game's own token, or its player's. Both comparisons are made, whichever
-    matches, so the time taken tells nothing."""
+def owns(record: Record, token_hash: bytes) -> bool:
+    """Whether the token is the game's own, or its player's. Both comparisons are made,
+    whichever matches, so the time taken tells nothing."""
     game = hmac.compare_digest(record.token_hash, token_hash)
     player = hmac.compare_digest(record.player_token_hash or b"", token_hash)
-    if not (game or player):
+    return game or player
+
+
+def authorise(record: Record, token_hash: bytes) -> None:
+    """The game's own token, or its player's; 403 otherwise."""
+    if not owns(record, token_hash):
         raise ApiError(403, "forbidden", "that token does not belong to this game")
 
 

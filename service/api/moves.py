@@ -1,9 +1,12 @@
 """The move service: every change a player makes to a stored game goes through
 :func:`change`.
 
-One loop for all of them: load the game (a move takes its rate limits in the same
-round trip), check the token, apply a pure engine change, commit it against the
-write counter it was loaded at, and on a lost race load again and apply it again.
+One loop for all of them: take the game from this process's cache, or load it (a
+move takes its rate limits in the same round trip), check the token, apply a pure
+engine change, and commit it against the write it was read at; a move on a cached
+game takes its limits in the commit, so it costs one round trip. On a lost race the
+commit answers with the game as the other write left it, and the change is applied
+again to that.
 Moves, pause and resume, and hints come through here. A change that ends a player's
 game also counts it in the player's stats with the same commit, and is then ranked
 (``endings.py``); a match's moves belong here too.
@@ -23,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from .. import engine, metrics, store, wire
 from ..store import Record
 from . import endings, views
-from .auth import authorise, hash_token
+from .auth import authorise, hash_token, owns
 from .backends import Backends
 from .problems import ApiError
 from .ratelimit import refusal
@@ -136,61 +139,131 @@ async def change(
 ) -> bytes:
     """Apply ``step`` to the game and commit it, applying it again on a lost race.
 
-    ``kind`` names the change in the metrics. ``address`` is given for a move: its
-    first load takes the rate limits of the address and of the token. ``if_match``
-    is the version the game must be at; ``idempotency`` the request's key and
-    fingerprint, whose first answer a retry gets again.
+    ``kind`` names the change in the metrics. ``address`` is given for a move: it
+    takes the rate limits of the address and of the token, in the commit when the
+    game is cached here, else in its load. ``if_match`` is the version the game must
+    be at; ``idempotency`` the request's key and fingerprint, whose first answer a
+    retry gets again.
     """
     token_hash = hash_token(token)
     key, fingerprint = idempotency if idempotency else (None, b"")
+    takes = _takes(b, token_hash, address)
     async with turn(game_id):
-        record = await _load(b, game_id, token_hash, key, address)
+        record = _cached(b, game_id, token_hash, if_match)
+        cached = record is not None
+        if record is None:
+            record = await _load(b, game_id, key, takes)
+            takes = []
         for attempt in range(MAX_ATTEMPTS):
-            authorise(record, token_hash)
-            if record.idempotent is not None:
-                return _first_answer(record.idempotent, fingerprint)
-            if if_match is not None and record.game.version != if_match:
-                raise ApiError(
-                    412, "version_conflict",
-                    f"the game is at version {record.game.version}, not {if_match}",
-                )
             now = now_ms()
-            outcome = await _off_loop(step, record.game, now, heavy=heavy(record.game))
-            if outcome.game == record.game:
-                return outcome.answer  # nothing to store
+            try:
+                answer, outcome = await _apply(record, token_hash, fingerprint, if_match, step,
+                                               now)
+            except Exception:
+                if not cached:
+                    raise
+                answer, outcome = None, None
+            if outcome is None:
+                if not cached:
+                    assert answer is not None
+                    return answer
+                # A copy may be behind: only a change it commits is answered from it.
+                # Anything else (an error, nothing to store) is answered from the game
+                # as loaded, which takes the limits too.
+                record, cached = await _load(b, game_id, key, takes), False
+                takes = []
+                continue
             saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
             ending = None
             if record.player_id is not None and endings.ends(record, outcome.game):
                 ending = await endings.prepare(b, game_id, record, outcome.game, now)
-            if await b.games.commit(
-                game_id, record.rev, outcome.game, outcome.diff, saved,
-                **(endings.commit_options(record, ending) if ending else {}),
-            ):
+            newer = await _commit(b, game_id, record, outcome, saved, takes, ending, now)
+            takes = []
+            if newer is None:
                 if outcome.diff is not None:
                     _COMMITTED[kind].inc()
                 if ending is not None:
                     await endings.settle(b, game_id, record, outcome.game, ending, now)
                 return outcome.answer
-            # Another change won the race: back off a little, with jitter, and apply this
-            # one to its result.
+            # Another change won the race (or the copy was behind): apply this one to
+            # the game it left, at once the first time; after that back off a little,
+            # with jitter, and load the game again.
             metrics.CONFLICTS.inc()
-            await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
-            record = await b.games.load(game_id, key)
+            record, cached = newer, False
+            if attempt > 0 and newer.idempotent is None:
+                await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+                record = await b.games.load(game_id, key)
     metrics.EXHAUSTED.inc()
     raise busy()
 
 
-async def _load(
-    b: Backends, game_id: str, token_hash: bytes, key: str | None, address: str | None
-) -> Record:
-    """Load the game and, for a move, take its rate limits in the same round trip."""
+async def _apply(
+    record: Record, token_hash: bytes, fingerprint: bytes, if_match: int | None, step: Step,
+    now: int,
+) -> tuple[bytes | None, Outcome | None]:
+    """The change to ``record``: an answer with nothing to store, or an outcome to commit."""
+    authorise(record, token_hash)
+    if record.idempotent is not None:
+        return _first_answer(record.idempotent, fingerprint), None
+    if if_match is not None and record.game.version != if_match:
+        raise ApiError(
+            412, "version_conflict",
+            f"the game is at version {record.game.version}, not {if_match}",
+        )
+    outcome = await _off_loop(step, record.game, now, heavy=heavy(record.game))
+    if outcome.game == record.game:
+        return outcome.answer, None  # nothing to store
+    return None, outcome
+
+
+def _cached(b: Backends, game_id: str, token_hash: bytes, if_match: int | None) -> Record | None:
+    """This process's copy of the game, when a change may start from it: its token's (or
+    its player's), and at the version ``If-Match`` names (a copy behind would answer 412
+    wrongly)."""
+    record = b.games.cached(game_id)
+    if record is None or not owns(record, token_hash):
+        return None
+    if if_match is not None and record.game.version != if_match:
+        return None
+    return record
+
+
+def _takes(b: Backends, token_hash: bytes, address: str | None) -> list[list[store.Take]]:
+    """The rate-limit buckets a move takes, in groups of one hash tag each: its
+    address's and its token's."""
     rate_limits = b.rate_limits
     if address is None or not rate_limits.limits.any:
+        return []
+    return [g for g in (rate_limits.client(address), rate_limits.move(token_hash)) if g]
+
+
+async def _load(
+    b: Backends, game_id: str, key: str | None, takes: list[list[store.Take]]
+) -> Record:
+    """Load the game and take ``takes`` in the same round trip."""
+    if not takes:
         return await b.games.load(game_id, key)
-    groups = (rate_limits.client(address), rate_limits.move(token_hash))
     try:
-        return await b.games.load(
-            game_id, key, takes=[g for g in groups if g], now_ms=now_ms()
+        return await b.games.load(game_id, key, takes=takes, now_ms=now_ms())
+    except store.RateLimited as limited:
+        raise refusal(limited.wait_ms, "move") from None
+
+
+async def _commit(
+    b: Backends,
+    game_id: str,
+    record: Record,
+    outcome: Outcome,
+    saved: tuple[str, bytes] | None,
+    takes: list[list[store.Take]],
+    ending: endings.Ending | None,
+    now: int,
+) -> Record | None:
+    try:
+        return await b.games.commit(
+            game_id, record, outcome.game, outcome.diff, saved,
+            takes=[t for group in takes for t in group], now_ms=now,
+            **(endings.commit_options(record, ending) if ending else {}),
         )
     except store.RateLimited as limited:
         raise refusal(limited.wait_ms, "move") from None

@@ -19,8 +19,9 @@ import msgspec
 
 from .. import engine
 from . import keys
+from .cache import GameCache
 from .connection import Redis, RedisCluster
-from .errors import GameNotFound, RateLimited, redis_errors
+from .errors import GameNotFound, RateLimited, StoreUnavailable, redis_errors
 from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
 from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
 from .scripts import source
@@ -30,23 +31,26 @@ IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # grow without bound.
 STREAM_MAXLEN = 100_000
 
-_COMMIT = TALLY_FUNCTION + source("commit.lua")
+_FIELDS_LUA = source("fields.lua")
+# A change, with a cached game's rate limits and idempotent answer, and the tally of a
+# player's game it ends, in one call.
+_COMMIT = TAKE_FUNCTION + TALLY_FUNCTION + _FIELDS_LUA + source("commit.lua")
 _CREATE = source("create.lua")
 _RESET = source("reset.lua")
 # A move's game, its idempotent answer and its rate limits in one call.
-_LOAD = TAKE_FUNCTION + source("load.lua")
+_LOAD = TAKE_FUNCTION + _FIELDS_LUA + source("load.lua")
 
 
 def _declared_fields(script: str) -> list[str]:
     """The names in the script's ``local FIELDS = {...}``."""
     declared = re.search(r"local FIELDS = \{(.*)\}", script)
     if declared is None:
-        raise RuntimeError("load.lua no longer declares FIELDS")
+        raise RuntimeError("fields.lua no longer declares FIELDS")
     return re.findall(r"'(\w+)'", declared[1])
 
 
-# The fields a load reads, in order: load.lua names them, and a plain HMGET asks for the same.
-_FIELDS = _declared_fields(_LOAD)
+# The fields a load reads, in order: fields.lua names them, and a plain HMGET asks for the same.
+_FIELDS = _declared_fields(_FIELDS_LUA)
 
 _opened_encoder = msgspec.msgpack.Encoder()
 _opened_decoder = msgspec.msgpack.Decoder(list[engine.ChangedCell])
@@ -79,12 +83,16 @@ class Record(msgspec.Struct, frozen=True):
         if self.player_id is None or self.player is None or self.player_token_hash is None:
             return None
         return Owner(self.player_id, self.player, self.player_token_hash, self.bot)
+    # The random id of the write that made ``rev`` (empty before the first).
+    attempt: bytes = b""
 
 
 class GameStore:
     def __init__(self, redis: Redis, *, ttl_seconds: int, buckets: Buckets) -> None:
         self.redis = redis
         self.cluster = isinstance(redis, RedisCluster)
+        # On a cluster the rate limits cannot ride in the commit: moves load their game.
+        self._cache = None if self.cluster else GameCache()
         self.ttl_ms = ttl_seconds * 1000
         self._buckets = buckets
         self._commit = redis.register_script(_COMMIT)
@@ -164,10 +172,20 @@ class GameStore:
                 if reply[0]:
                     raise RateLimited(int(reply[0]))
                 _, fields, idempotent = reply
-        rev, snap, tok, player, next_id, daily, ranked, pid, ptok, bot, held = fields
+        return self._record(game_id, fields, idempotent)
+
+    def cached(self, game_id: str) -> Record | None:
+        """This process's copy of the game as of the last write it saw, if it has one."""
+        return self._cache.get(game_id) if self._cache is not None else None
+
+    def _record(self, game_id: str, fields: list[Any], idempotent: bytes | None) -> Record:
+        """The record of a game's FIELDS as Redis answered them; kept in the cache."""
+        rev, snap, tok, player, next_id, daily, ranked, pid, ptok, bot, held, attempt = fields
         if rev is None or snap is None:
+            if self._cache is not None:
+                self._cache.drop(game_id)
             raise GameNotFound(game_id)
-        return Record(
+        record = Record(
             rev=rev,
             game=engine.decode(snap),
             token_hash=tok or b"",
@@ -175,12 +193,15 @@ class GameStore:
             next_id=next_id.decode() if next_id else None,
             daily=daily.decode() if daily else None,
             ranked=ranked == b"1",
-            idempotent=idempotent,
             player_id=pid.decode() if pid else None,
             player_token_hash=ptok or None,
             bot=bot == b"1",
             held=held or None,
+            attempt=attempt or b"",
         )
+        if self._cache is not None:
+            self._cache.put(game_id, record)
+        return msgspec.structs.replace(record, idempotent=idempotent) if idempotent else record
 
     async def _load_on_cluster(
         self,
@@ -211,52 +232,87 @@ class GameStore:
     async def commit(
         self,
         game_id: str,
-        rev: bytes,
+        record: Record,
         game: engine.Game,
         diff: bytes | None,
         idempotent: tuple[str, bytes] | None = None,
         *,
         held: bytes = b"",
         tally: tuple[str, bytes] | None = None,
-    ) -> bool:
-        """Store ``game`` if nothing was written since ``rev``; False when beaten to it.
+        takes: Sequence[Take] = (),
+        now_ms: int = 0,
+    ) -> Record | None:
+        """Store ``game`` if nothing was written since ``record`` was read; None when
+        it was stored.
 
-        ``held`` says why a won game stays off the human leaderboards; ``tally`` (the
-        player's id and the encoded tally) counts the game that this change ends in its
-        player's stats, in this script except on a cluster (then see
+        Otherwise the record to apply the change to again: the game as the write that
+        came first left it, or, when the idempotency key already has an answer, this
+        record with that answer. ``takes`` are rate-limit buckets of the game's hash tag
+        to take first (:class:`RateLimited` when one is empty): a move on a cached game
+        takes its limits here rather than in a load. ``held`` says why a won game stays
+        off the human leaderboards; ``tally`` (the player's id and the encoded tally)
+        counts the game that this change ends in its player's stats, in this script
+        except on a cluster (then see
         :meth:`PlayerStore.count <service.store.players.PlayerStore.count>`).
         """
         idem_key, idem_value = idempotent if idempotent else (None, b"")
         player_id, tally_blob = tally if tally else (None, b"")
-        game_keys = [
-            keys.game(game_id),
-            keys.events(game_id),
-            keys.idempotency(game_id, idem_key) if idem_key else keys.game(game_id),
-        ]
+        game_key = keys.game(game_id)
+        # The player's keys, or the game's hash in their place: the tally then waits in it.
+        player_keys = [game_key, game_key]
         if player_id and not self.cluster:
-            game_keys += [keys.player(player_id), keys.player_recent(player_id)]
-        with redis_errors():
-            result = await self._commit(
-                keys=game_keys,
-                args=[
-                    rev,
-                    engine.encode(game),
-                    game.version,
-                    diff or b"",
-                    keys.channel(game_id),
-                    self.ttl_ms,
-                    idem_value,
-                    IDEMPOTENCY_TTL_MS,
-                    STREAM_MAXLEN,
-                    secrets.token_bytes(12),
-                    held,
-                    tally_blob,
-                    RECENT_KEPT,
-                ],
-            )
-        if result == -1:
-            raise GameNotFound(game_id)
-        return bool(result == 1)
+            player_keys = [keys.player(player_id), keys.player_recent(player_id)]
+        attempt = secrets.token_bytes(12)
+        try:
+            with redis_errors():
+                reply = await self._commit(
+                    keys=[
+                        game_key,
+                        keys.events(game_id),
+                        keys.idempotency(game_id, idem_key) if idem_key else game_key,
+                        *player_keys,
+                        *(t.key for t in takes),
+                    ],
+                    args=[
+                        record.rev,
+                        engine.encode(game),
+                        game.version,
+                        diff or b"",
+                        keys.channel(game_id),
+                        self.ttl_ms,
+                        idem_value,
+                        IDEMPOTENCY_TTL_MS,
+                        STREAM_MAXLEN,
+                        attempt,
+                        record.attempt,
+                        held,
+                        tally_blob,
+                        RECENT_KEPT,
+                        *(take_args(list(takes), now_ms) if takes else ()),
+                    ],
+                )
+        except StoreUnavailable:
+            if self._cache is not None:  # written or not: the copy may be behind either way
+                self._cache.drop(game_id)
+            raise
+        status = reply[0]
+        if status == 1:
+            if self._cache is not None:
+                written = msgspec.structs.replace(
+                    record, rev=b"%d" % (int(record.rev) + 1), game=game, attempt=attempt,
+                    idempotent=None, held=held or record.held,
+                )
+                self._cache.put(game_id, written)
+            return None
+        if status == 0:
+            return self._record(game_id, reply[1], None)
+        if status == 2:
+            raise RateLimited(int(reply[1]))
+        if status == 3:
+            return msgspec.structs.replace(record, idempotent=reply[1])
+        if self._cache is not None:
+            self._cache.drop(game_id)
+        raise GameNotFound(game_id)
 
     async def moves_before_end(self, game_id: str, count: int) -> list[bytes]:
         """The game's last ``count`` diffs, newest first: how the moves were spaced."""

@@ -1,12 +1,9 @@
--- A move's game, its idempotent answer and its rate limits in one call (after
--- take.lua). Not on a cluster, where the buckets live in other slots than the game.
+-- A move's game, its idempotent answer and its rate limits in one call (after take.lua
+-- and fields.lua). Not on a cluster, where the buckets live in other slots than the game.
 --
 -- KEYS[1] game hash   KEYS[2] idempotency key (or the game hash)   KEYS[3...] buckets
 -- ARGV[1] '1' when KEYS[2] is an idempotency key   ARGV[2...] the buckets' time and limits
 -- Returns {wait} while a bucket is empty, else {0, the game's FIELDS, idempotent answer}.
-
--- The game's fields as a move loads them; store/games.py reads this list from here.
-local FIELDS = {'rev', 'snap', 'tok', 'player', 'next', 'daily', 'ranked', 'pid', 'ptok', 'bot', 'held'}
 
 if #KEYS > 2 then
   local wait = take(KEYS, 3, ARGV, 2)

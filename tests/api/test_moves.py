@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import httpx
+import redis
 
 from tests.api.test_games import assert_problem
 from tests.support.play import Api, Game
@@ -215,3 +216,58 @@ def test_move_rate_limits_refuse_without_applying(redis_url: str) -> None:
                 assert r.status_code == 429
                 time.sleep(0.2)
         assert seen == applied
+
+
+def _conflicts(client: httpx.Client) -> float:
+    """The service's count of commits that lost a race (one worker)."""
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith("ms_commit_conflicts_total "):
+            return float(line.split()[1])
+    raise AssertionError("ms_commit_conflicts_total is not exported")
+
+
+def test_a_copy_another_replica_wrote_past_costs_one_retry(redis_url: str) -> None:
+    """Each replica keeps the games it served; one that moved on elsewhere is committed
+    against the write the copy was read at, found behind, and played again on the game
+    the commit answers with: the move lands on top of the other replica's."""
+    with running_service(redis_url) as a, running_service(redis_url) as b, \
+            httpx.Client(base_url=a.url, timeout=30) as ca, \
+            httpx.Client(base_url=b.url, timeout=30) as cb:
+        game = Api(ca).create(preset="expert", seed=3)
+        assert post(ca, game, "flag", {"x": 0, "y": 0}).json()["version"] == 1  # A has it now
+        for x in (1, 2, 3):
+            assert post(cb, game, "flag", {"x": x, "y": 0}).json()["version"] == x + 1
+        before = _conflicts(ca)
+        answer = post(ca, game, "flag", {"x": 4, "y": 0}).json()
+        assert answer["version"] == 5 and answer["cells"] == [[4, 0, "F"]]
+        assert answer["mines_left"] == game.view["mines"] - 5
+        assert ca.get(f"/games/{game.id}").json()["board"][0][:6] == "FFFFF#"
+        assert _conflicts(ca) == before + 1
+        # The copy is current again: the next move needs no retry.
+        assert post(ca, game, "flag", {"x": 5, "y": 0}).json()["version"] == 6
+        assert _conflicts(ca) == before + 1
+
+
+def test_a_counter_that_came_back_is_not_the_same_write(redis_url: str) -> None:
+    """A Redis that restarts without its last writes can bring a game's counter back to
+    a value a replica's copy holds, with other contents. The commit compares the write's
+    random id too, so the copy is found behind rather than written over the game."""
+    r = redis.Redis.from_url(redis_url)
+    with running_service(redis_url) as a, running_service(redis_url) as b, \
+            httpx.Client(base_url=a.url, timeout=30) as ca, \
+            httpx.Client(base_url=b.url, timeout=30) as cb:
+        game = Api(ca).create(preset="expert", seed=4)
+        key = f"ms:{{{game.id}}}:game"
+        created = r.hget(key, "snap")
+        post(ca, game, "flag", {"x": 0, "y": 0})  # A's copy: rev 1, its flag on (0, 0)
+        # The write is lost; another replica's move makes a rev 1 of its own.
+        r.hset(key, mapping={"rev": 0, "snap": created})
+        r.hdel(key, "attempt")
+        r.delete(f"ms:{{{game.id}}}:events")
+        assert post(cb, game, "flag", {"x": 9, "y": 0}).json()["version"] == 1
+        assert r.hget(key, "rev") == b"1"
+        answer = post(ca, game, "flag", {"x": 1, "y": 0}).json()
+        assert answer["version"] == 2
+        row = ca.get(f"/games/{game.id}").json()["board"][0]
+        assert row[:2] == "#F" and row[9] == "F", "B's move kept, A's lost one not replayed"
+    r.close()

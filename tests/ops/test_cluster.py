@@ -193,8 +193,8 @@ async def test_a_replica_dying_between_the_two_steps_loses_nothing(
             views.diff(lost, views.played("reveal", x, y, now), cells, now)
         )
         assert await games.commit(
-            game.id, record.rev, lost, diff, **endings.commit_options(record, ending)
-        )
+            game.id, record, lost, diff, **endings.commit_options(record, ending)
+        ) is None, "committed"
         # The replica dies here: its second step never runs. The next read counts it.
         with httpx.Client(base_url=b, timeout=30) as http:
             view = Api(http).player(player)

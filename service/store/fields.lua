@@ -1,0 +1,6 @@
+-- The game's fields as a move reads them, in order: load.lua answers them, and so does
+-- commit.lua when a move lost its race; store/games.py reads this list from here.
+-- ``attempt`` is the random id of the write that made ``rev``: with it, a counter that
+-- came back to an old value (a Redis that restarted without its last writes) still
+-- tells one write from another.
+local FIELDS = {'rev', 'snap', 'tok', 'player', 'next', 'daily', 'ranked', 'pid', 'ptok', 'bot', 'held', 'attempt'}
