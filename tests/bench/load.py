@@ -1,7 +1,7 @@
 """Throughput of moves: the service against the plainest app doing the same Redis work.
 
     python tests/bench/load.py [--seconds 10] [--rounds 3] [--connections 32] [--games 64]
-                               [--profile FILE]
+                               [--appendfsync everysec|always] [--profile FILE]
 
 One redis-server serves both apps, each under uvicorn (uvloop, httptools):
 
@@ -361,6 +361,9 @@ def main() -> None:
                         help="runs of each app, taking turns, so noise hits both alike")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--games", type=int, default=64)
+    parser.add_argument("--appendfsync", choices=["everysec", "always"], default="everysec",
+                        help="the shared Redis's fsync policy (the embedded Redis's default "
+                        "is always)")
     parser.add_argument("--profile", metavar="FILE",
                         help="record each app's last round with py-spy (see above)")
     args = parser.parse_args()
@@ -370,7 +373,7 @@ def main() -> None:
         print("wrk not found (apt-get install wrk): driving both apps from Python instead; "
               "that client loads a core itself, so the ratio understates the service's cost",
               file=sys.stderr)
-    redis_server = RedisServer().start()
+    redis_server = RedisServer(None, None, "--appendfsync", args.appendfsync).start()
     scripts = tempfile.mkdtemp(prefix="ms-bench-")
     svc = base = None
     runs: dict[str, list[dict[str, Any]]] = {"service": [], "baseline": []}
@@ -413,7 +416,8 @@ def report(runs: dict[str, list[dict[str, Any]]], args: argparse.Namespace, snap
            use_wrk: bool) -> None:
     driver = f"wrk -t1 -c{args.connections}" if use_wrk else "Python client"
     print(f"flag toggles on {args.games} expert games, {driver}, {args.rounds} x "
-          f"{args.seconds:.0f} s each, snapshot {snapshot} bytes, {os.cpu_count()} CPUs")
+          f"{args.seconds:.0f} s each, snapshot {snapshot} bytes, appendfsync "
+          f"{args.appendfsync}, {os.cpu_count()} CPUs")
     print(f"{'':10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
           f"{'CPU us/move':>12} {'load avg':>9}")
     for n in range(args.rounds):
