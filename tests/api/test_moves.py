@@ -12,6 +12,7 @@ import httpx
 import redis
 
 from tests.api.test_games import assert_problem
+from tests.api.test_store import metric
 from tests.support.play import Api, Game
 from tests.support.servers import running_service
 
@@ -220,10 +221,7 @@ def test_move_rate_limits_refuse_without_applying(redis_url: str) -> None:
 
 def _conflicts(client: httpx.Client) -> float:
     """The service's count of commits that lost a race (one worker)."""
-    for line in client.get("/metrics").text.splitlines():
-        if line.startswith("ms_commit_conflicts_total "):
-            return float(line.split()[1])
-    raise AssertionError("ms_commit_conflicts_total is not exported")
+    return metric(client, "ms_commit_conflicts_total")
 
 
 def test_a_copy_another_replica_wrote_past_costs_one_retry(redis_url: str) -> None:
