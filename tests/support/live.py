@@ -140,12 +140,17 @@ def replay(messages: list[Message]) -> dict[str, Any]:
 
 class RawSocket:
     """A WebSocket client on a plain socket with a small receive buffer, so that by not
-    reading it fills the server's buffers like a stalled consumer would."""
+    reading it fills the server's buffers like a stalled consumer would.
+
+    It also asks for small segments: the server's kernel sizes its send buffer from the
+    segment size, so on loopback (64 KiB segments) it would otherwise hold megabytes
+    before the server notices anything."""
 
     def __init__(self, url: str, rcvbuf: int = 4096) -> None:
         parts = urlsplit(url)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
         self.sock.settimeout(30)
         self.sock.connect((parts.hostname, parts.port))
         key = base64.b64encode(os.urandom(16)).decode()
