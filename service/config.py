@@ -79,6 +79,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         "X-Forwarded-For and X-Forwarded-Proto are believed; from any other peer they are "
         "ignored and the peer's own address is the client's"
     )] = ("127.0.0.1", "::1")
+    game_cache_mb: Annotated[int, Meta(
+        ge=0, description="megabytes of recent games each process keeps a copy of, so a "
+        "move on one takes a single Redis round trip (0: none, every move loads its game)"
+    )] = 32
     heartbeat_seconds: Annotated[float, Meta(
         gt=0, description="seconds of quiet on a WebSocket before the server sends a heartbeat"
     )] = 15.0

@@ -120,7 +120,8 @@ def create_app(config: Config | None = None) -> Starlette:
         buckets = store.Buckets(redis)
         b = Backends(
             config=config,
-            games=store.GameStore(redis, ttl_seconds=config.game_ttl, buckets=buckets),
+            games=store.GameStore(redis, ttl_seconds=config.game_ttl, buckets=buckets,
+                                  cache_bytes=config.game_cache_mb * 2**20),
             players=store.PlayerStore(redis, game_ttl_seconds=config.game_ttl),
             events=store.Events(listener),
             leaderboards=store.Leaderboards(redis),

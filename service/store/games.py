@@ -19,7 +19,7 @@ import msgspec
 
 from .. import engine
 from . import keys
-from .cache import GameCache
+from .cache import BUDGET_BYTES, GameCache
 from .connection import Redis, RedisCluster
 from .errors import GameNotFound, RateLimited, StoreUnavailable, redis_errors
 from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
@@ -88,11 +88,12 @@ class Record(msgspec.Struct, frozen=True):
 
 
 class GameStore:
-    def __init__(self, redis: Redis, *, ttl_seconds: int, buckets: Buckets) -> None:
+    def __init__(self, redis: Redis, *, ttl_seconds: int, buckets: Buckets,
+                 cache_bytes: int = BUDGET_BYTES) -> None:
         self.redis = redis
         self.cluster = isinstance(redis, RedisCluster)
         # On a cluster the rate limits cannot ride in the commit: moves load their game.
-        self._cache = None if self.cluster else GameCache()
+        self._cache = None if self.cluster or not cache_bytes else GameCache(cache_bytes)
         self.ttl_ms = ttl_seconds * 1000
         self._buckets = buckets
         self._commit = redis.register_script(_COMMIT)
