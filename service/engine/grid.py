@@ -126,15 +126,19 @@ def bbbv_done(cells: bytes, mines: Bools) -> int:
 
 # A change of more cells than this is listed in runs (see :func:`changed`).
 RUNS_FROM = 1024
+# Unchanged cells a run carries rather than end: a new entry, ``[999,999,""],``, costs
+# about as many bytes, so scattered changes (a lost game's mines) stay compact too.
+BRIDGE = 12
 
 
 def changed(before: bytes, after: bytes, width: int) -> list[tuple[int, int, str]]:
     """``[x, y, chars]`` of the cells whose character differs, in board order.
 
     ``chars`` is one cell's new character; past ``RUNS_FROM`` changed cells, it is a
-    run: the new characters of that cell and of the changed cells right after it in
-    its row. A whole-board cascade on a 1000x1000 board is then one entry a row, about
-    a megabyte of JSON rather than thirteen.
+    run: the characters of that cell and of the cells right after it in its row, up to
+    the last changed one before a gap of more than ``BRIDGE`` unchanged cells (written
+    as they are). Any change to a 1000x1000 board then stays near a megabyte of JSON:
+    a whole-board cascade is one entry a row, rather than thirteen megabytes.
     """
     a = np.frombuffer(before, dtype=np.uint8)
     b = np.frombuffer(after, dtype=np.uint8)
@@ -149,9 +153,10 @@ def changed(before: bytes, after: bytes, width: int) -> list[tuple[int, int, str
 
 
 def _runs(idx: npt.NDArray[np.intp], after: Bytes, width: int) -> list[tuple[int, int, str]]:
-    """The changed cells ``idx`` (ascending) as runs of neighbours within a row."""
-    # A run ends where the next changed cell is not the next cell, or starts a row.
-    breaks = np.flatnonzero((np.diff(idx) != 1) | (idx[1:] % width == 0)) + 1
+    """The changed cells ``idx`` (ascending) as runs within a row, bridging short gaps."""
+    # A run ends before a long gap, or where the next changed cell is on another row.
+    rows = idx // width
+    breaks = np.flatnonzero((np.diff(idx) > BRIDGE + 1) | (rows[1:] != rows[:-1])) + 1
     starts = idx[np.concatenate(([0], breaks))]
     ends = idx[np.concatenate((breaks - 1, [idx.size - 1]))] + 1
     text = after.tobytes()

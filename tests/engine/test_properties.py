@@ -518,14 +518,35 @@ def test_a_big_change_is_listed_as_runs_that_rebuild_the_board() -> None:
     opened, cells = engine.reveal(game, 50, 30, NOW)
     changed = sum(a != b for a, b in zip(game.cells, opened.cells, strict=True))
     assert changed > grid.RUNS_FROM
-    assert sum(len(chars) for _, _, chars in cells) == changed
     assert len(cells) < changed / 10, "a cascade's changes run along its rows"
-    board = bytearray(game.cells)
+    assert_runs_rebuild(game.cells, cells, opened.cells, game.width)
+
+
+def assert_runs_rebuild(before: bytes, cells: list[ChangedCell], after: bytes,
+                        width: int) -> None:
+    board = bytearray(before)
     last = -1
     for x, y, chars in cells:
-        start = y * game.width + x
-        assert start >= last and x + len(chars) <= game.width, "in board order, within a row"
-        assert all(board[start + i] != ord(c) for i, c in enumerate(chars)), "changed only"
+        start = y * width + x
+        assert start >= last and x + len(chars) <= width, "in board order, within a row"
+        assert board[start] != ord(chars[0]) and board[start + len(chars) - 1] != ord(
+            chars[-1]), "a run starts and ends on a changed cell"
+        stretch = longest = 0
+        for i, c in enumerate(chars):
+            stretch = stretch + 1 if board[start + i] == ord(c) else 0
+            longest = max(longest, stretch)
+        assert longest <= grid.BRIDGE, "a run bridges only short gaps"
         board[start : start + len(chars)] = chars.encode()
         last = start + len(chars)
-    assert bytes(board) == opened.cells
+    assert bytes(board) == after
+
+
+def test_a_lost_game_on_the_largest_board_fits_a_1_mib_message() -> None:
+    """A loss shows every mine: scattered single cells, which runs bridge."""
+    game = engine.new_game(engine.custom(1000, 1000, 300_000), seed=7, now_ms=NOW)
+    game, _ = engine.reveal(game, 500, 500, NOW)
+    mine = int(np.flatnonzero(grid.unpack(game.layout, 1000, 1000))[0])
+    lost, cells = engine.reveal(game, mine % 1000, mine // 1000, NOW)
+    assert lost.status == "lost"
+    assert len(msgspec.json.encode(cells)) < 2**20
+    assert_runs_rebuild(game.cells, cells, lost.cells, 1000)

@@ -19,7 +19,8 @@ def each_cell(cells: Iterable[ChangedCell]) -> Iterator[tuple[int, int, str]]:
 
 
 def changed_count(cells: Iterable[ChangedCell]) -> int:
-    """How many cells a diff's ``cells`` change (a run counts each of its cells)."""
+    """How many cells a diff's ``cells`` write: a run counts each of its cells, with the
+    few unchanged ones it may carry between changed ones."""
     return sum(len(chars) for _, _, chars in cells)
 
 
