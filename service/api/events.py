@@ -27,7 +27,8 @@ from .sockets import Socket, counted, served, until_one_ends
 
 
 class _Head(msgspec.Struct):
-    """What a session reads of a message from the stream: a diff, or a reset."""
+    """What a session reads of a message from the stream: a diff, or a notice (a reset,
+    a hint given) that has no version."""
 
     type: str
     version: int | None = None
@@ -62,14 +63,15 @@ class Session(Socket):
         # Whether the client's board came from a paused snapshot, so shows nothing.
         self.hidden = False
         self.token: str | None = None
-        self._resets: set[bytes] = set()
+        # The notices sent on this socket: the stream and the channel may both bring one.
+        self._notices: set[bytes] = set()
 
     async def send_event(self, data: bytes, head: _Head) -> None:
         """A diff not sent yet (then a fresh snapshot if it showed a hidden board again),
-        or a reset not sent yet."""
+        or a notice not sent yet."""
         if head.version is None:
-            if data not in self._resets:
-                self._resets.add(data)
+            if data not in self._notices:
+                self._notices.add(data)
                 await self.send(data)
             return
         if head.version <= self.version:

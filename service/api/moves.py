@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, TypeVar
@@ -32,6 +33,8 @@ from .problems import ApiError
 from .ratelimit import refusal
 from .requests import now_ms
 from .turns import busy, turn
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -98,14 +101,23 @@ async def pause(
 
 
 async def hint(b: Backends, game_id: str, token: str) -> bytes:
-    """The next cell to play; the game counts it."""
+    """The next cell to play; the game counts it, and whoever watches is told."""
+    hints = 0
 
     def step(game: engine.Game, now: int) -> Outcome:
+        nonlocal hints
         advice = engine.advise(game)
         counted, _ = engine.count_hint(game, now)
+        hints = counted.clicks.hints
         return Outcome(counted, _encode(wire.Hint(**msgspec.structs.asdict(advice))), None)
 
-    return await change(b, game_id, token, "hint", step)
+    answer = await change(b, game_id, token, "hint", step)
+    try:
+        await b.games.notify(game_id, _encode(wire.Hinted(hints=hints)))
+    except (store.StoreUnavailable, store.GameNotFound):
+        # The hint is counted and answered; only the watchers' notice is lost.
+        log.warning("could not tell the watchers of game %s about a hint", game_id)
+    return answer
 
 
 def _diffed(

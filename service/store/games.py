@@ -1,5 +1,6 @@
 """Games in Redis: a hash per game (write counter, snapshot, token hash, player,
-successor...), a stream of its diffs and resets, and idempotency records, all under
+successor...), a stream of its diffs and notices (resets, hints given), and idempotency
+records, all under
 the game's hash tag. The scripts that change them are the ``.lua`` files beside this one.
 
 The commit that ends a player's game counts it in the player's stats: in the same
@@ -36,7 +37,7 @@ _FIELDS_LUA = source("fields.lua")
 # player's game it ends, in one call.
 _COMMIT = TAKE_FUNCTION + TALLY_FUNCTION + _FIELDS_LUA + source("commit.lua")
 _CREATE = source("create.lua")
-_RESET = source("reset.lua")
+_NOTICE = source("notice.lua")
 # A move's game, its idempotent answer and its rate limits in one call.
 _LOAD = TAKE_FUNCTION + _FIELDS_LUA + source("load.lua")
 
@@ -99,7 +100,7 @@ class GameStore:
         self._commit = redis.register_script(_COMMIT)
         self._create = redis.register_script(_CREATE)
         self._load = redis.register_script(_LOAD)
-        self._reset = redis.register_script(_RESET)
+        self._notice = redis.register_script(_NOTICE)
 
     async def ping(self) -> bool:
         with redis_errors():
@@ -327,8 +328,16 @@ class GameStore:
     async def reset(self, game_id: str, next_id: str, message: bytes) -> None:
         """Remember the game that a reset started from this one, and append and publish
         ``message`` (the reset event) on this game's stream and channel."""
+        await self._notify(game_id, message, next_id)
+
+    async def notify(self, game_id: str, message: bytes) -> None:
+        """Append and publish ``message``, a notice that changes no version (a hint was
+        given), on this game's stream and channel."""
+        await self._notify(game_id, message, "")
+
+    async def _notify(self, game_id: str, message: bytes, next_id: str) -> None:
         with redis_errors():
-            result = await self._reset(
+            result = await self._notice(
                 keys=[keys.game(game_id), keys.events(game_id)],
                 args=[next_id, message, keys.channel(game_id), self.ttl_ms, STREAM_MAXLEN],
             )

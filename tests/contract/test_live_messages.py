@@ -158,6 +158,24 @@ def test_resuming_with_since_replays_diffs(open_socket: Any, http: httpx.Client)
     assert [first["version"], second["version"]] == [1, 2]
 
 
+def test_a_hint_is_told_to_subscribers_and_to_a_resumed_socket(
+    open_socket: Any, http: httpx.Client
+) -> None:
+    game_id, token = new_game(http)
+    auth = {"Authorization": f"Bearer {token}"}
+    assert http.post(f"/games/{game_id}/reveal", json={"x": 4, "y": 4}, headers=auth).is_success
+    with open_socket(f"/games/{game_id}/events") as socket:
+        assert socket.receive()["type"] == "snapshot"
+        for n in (1, 2):
+            assert http.post(f"/games/{game_id}/hint", headers=auth).is_success
+            assert socket.receive_until("hinted") == {"type": "hinted", "hints": n}
+    with open_socket(f"/games/{game_id}/events?since=1") as socket:
+        assert [socket.receive(), socket.receive()] == [
+            {"type": "hinted", "hints": 1}, {"type": "hinted", "hints": 2}
+        ]
+    assert http.get(f"/games/{game_id}").json()["stats"]["hints"] == 2
+
+
 def test_client_message_examples_are_accepted(
     open_socket: Any, http: httpx.Client, asyncapi: dict[str, Any]
 ) -> None:

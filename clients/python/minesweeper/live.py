@@ -30,6 +30,7 @@ from .wire import (
     Error,
     FlagMessage,
     Heartbeat,
+    Hinted,
     Mark,
     Reset,
     Result,
@@ -41,7 +42,7 @@ from .wire import (
 __all__ = ["LiveGame", "LiveMessage"]
 
 #: What iterating a :class:`LiveGame` yields; answers to its own moves are not among them.
-LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset
+LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset | Hinted
 
 _decoder = msgspec.json.Decoder(ServerMessage)
 _encoder = msgspec.json.Encoder()
@@ -61,7 +62,8 @@ class LiveGame:
     Iteration yields :class:`~minesweeper.wire.Snapshot` (first, unless resuming with
     ``since``), :class:`~minesweeper.wire.Diff` per committed move in version order,
     :class:`~minesweeper.wire.Heartbeat` when the game is quiet, and
-    :class:`~minesweeper.wire.Reset` when the game was reset (kinds of message newer than
+    :class:`~minesweeper.wire.Reset` when the game was reset, :class:`~minesweeper.wire.Hinted`
+    when its player was given a hint (kinds of message newer than
     this client are skipped). It raises the
     :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
     game, a wrong token) and ``ConnectionError`` when it could not resume after

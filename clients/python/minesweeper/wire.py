@@ -41,6 +41,7 @@ __all__ = [
     "HeldReason",
     "Hint",
     "HintKind",
+    "Hinted",
     "Leaderboard",
     "LeaderboardEntry",
     "Mark",
@@ -441,6 +442,15 @@ class Reset(Struct, tag="reset", tag_field="type"):
     next_id: str
 
 
+class Hinted(Struct, tag="hinted", tag_field="type"):
+    """The player was given a hint: the game has had ``hints`` so far, and is assisted.
+
+    Not a change of the game's version: it comes between diffs, and a client keeps the
+    largest count it has seen (a view's ``stats.hints`` says the same)."""
+
+    hints: int
+
+
 class Result(Struct, tag="result", tag_field="type"):
     """The answer to a move sent over the socket, correlated by the client's ``id``."""
 
@@ -453,7 +463,7 @@ class Error(Struct, tag="error", tag_field="type"):
     problem: Problem
 
 
-ServerMessage = Snapshot | Diff | Heartbeat | Reset | Result | Error
+ServerMessage = Snapshot | Diff | Heartbeat | Reset | Hinted | Result | Error
 
 
 class Auth(Struct, tag="auth", tag_field="type", forbid_unknown_fields=True):
