@@ -3,6 +3,8 @@
 // next version, a view only when it is not older than what is held. Nothing here knows
 // the rules: cells change only as the server's diffs and views say.
 
+import { changedCells } from "./diffs.js";
+
 export const HIDDEN = "#";
 export const FLAG = "F";
 export const QUESTION = "?";
@@ -17,17 +19,6 @@ const ZERO_CODE = "0".charCodeAt(0);
 export const FINISHED = new Set(["won", "lost"]);
 
 const parseTime = (value) => (value == null ? null : Date.parse(value));
-
-/**
- * Each cell a diff's `cells` lists, as [x, y, character]. An entry is [x, y, chars]: a big
- * change comes compact, with `chars` a run of the characters of (x, y) and the cells after
- * it in the row, so `chars[k]` goes to (x + k, y).
- */
-export function* eachCell(cells) {
-  for (const [x, y, chars] of cells) {
-    for (let k = 0; k < chars.length; k++) yield [x + k, y, chars[k]];
-  }
-}
 
 /** A board's cells as view characters, and the questions every board answers. */
 export class Cells {
@@ -150,10 +141,11 @@ export class Game extends Cells {
       throw new Error(`diff ${diff.version} does not follow version ${this.version}`);
     }
     const changed = [];
-    for (const [x, y, ch] of eachCell(diff.cells)) {
-      const i = this.index(x, y);
+    const { x, y, code, length } = changedCells(diff);
+    for (let k = 0; k < length; k++) {
+      const i = this.index(x[k], y[k]);
       if (i < 0) continue;
-      this.cells[i] = ch.charCodeAt(0);
+      this.cells[i] = code[k];
       changed.push(i);
     }
     this.version = diff.version;
@@ -174,10 +166,16 @@ export class Game extends Cells {
     return { version: this.version, status: this.status, finished: this.finished, covered: this.covered };
   }
 
-  /** A hint the server just counted; the next view brings its own stats. */
-  noteHint() {
+  /**
+   * The server has counted `count` hints (from the game's feed, or the answer to this
+   * page's own): counts only grow, so a smaller one changes nothing. True if it changed.
+   */
+  noteHints(count) {
     const s = this.stats || {};
-    this.stats = { ...s, hints: (s.hints || 0) + 1, assisted: true };
+    const hints = count;
+    if (hints <= (s.hints || 0)) return false;
+    this.stats = { ...s, hints, assisted: true };
+    return true;
   }
 
   get finished() {

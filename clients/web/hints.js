@@ -67,7 +67,7 @@ export class Hints {
 
   async ask() {
     const c = this.screen.current;
-    if (!c || c.mode !== "play" || c.tooBig || c.game.finished || this.asking === c) return;
+    if (!c || c.mode !== "play" || c.game.finished || this.asking === c) return;
     if (c.game.paused) {
       this.notices.announce("The game is paused.");
       return;
@@ -79,14 +79,16 @@ export class Hints {
     }
     this.asking = c;
     this.screen.render();
+    // The game's feed may tell of this hint before its answer comes: count it once.
+    const counted = (c.game.stats && c.game.stats.hints) || 0;
     try {
       const hint = await this.api.hint(c.id, c.token);
       if (c !== this.screen.current) return;
-      c.game.noteHint();
+      c.game.noteHints(counted + 1);
       this.show(c, hint);
     } catch (err) {
       if (c !== this.screen.current) return;
-      if (err.code === "game_over") this.notices.toast("No hint: this game is over.");
+      if (err.code === "game_over") this.notices.toast("No hint: this game is over.", { about: c.id });
       else this.screen.refused(c, err);
     } finally {
       if (this.asking === c) this.asking = null;
@@ -160,7 +162,7 @@ export class Hints {
   /** The Hint button: for the player, while the game runs. */
   render(c) {
     const b = this.els.button;
-    const playing = Boolean(c && c.mode === "play" && !c.tooBig);
+    const playing = Boolean(c && c.mode === "play");
     b.hidden = !playing;
     if (!playing) return;
     const asking = this.asking === c;

@@ -4,20 +4,21 @@
 // and saying what it did. What a move does is the service's to say: the page shows the
 // cells of its diff.
 
-import { cellStateText } from "./board.js";
+import { cellStateText } from "./cellwords.js";
+import { cellCount, firstChar } from "./diffs.js";
 import { FINISHED, FLAG, HIDDEN, QUESTION } from "./game.js";
 
 /** What the page says after a move of its own, from the move's diff ("" for nothing). */
 export function moveWords(diff) {
   if (FINISHED.has(diff.status)) return ""; // the end is announced on its own
+  const ch = firstChar(diff);
   if (diff.move.action === "flag") {
-    if (!diff.cells.length) return "";
-    const ch = diff.cells[0][2];
+    if (ch === null) return "";
     return ch === FLAG ? "Flagged." : ch === QUESTION ? "Question mark." : "Mark removed.";
   }
-  const opened = diff.cells.length;
-  if (opened === 1) return cellStateText(diff.cells[0][2]);
-  return opened > 1 ? `${opened} cells opened.` : "";
+  const opened = cellCount(diff);
+  if (opened === 1) return cellStateText(ch);
+  return opened > 1 ? `${opened.toLocaleString("en")} cells opened.` : "";
 }
 
 export class Moves {
@@ -31,7 +32,7 @@ export class Moves {
   /** The game on screen, if the player may move in it now. */
   playable() {
     const c = this.screen.current;
-    if (!c || c.mode !== "play" || c.tooBig || c.game.finished) return null;
+    if (!c || c.mode !== "play" || c.game.finished) return null;
     if (c.game.paused) {
       this.notices.announce("The game is paused.");
       return null;

@@ -6,7 +6,8 @@
 // Each move is kept as the cells it changed (index, before, after), so the board can step
 // both ways from any position without keeping every board along the way.
 
-import { Cells, EXPLODED, FLAG, WRONG_FLAG, eachCell } from "./game.js";
+import { changedCells } from "./diffs.js";
+import { Cells, EXPLODED, FLAG, WRONG_FLAG } from "./game.js";
 
 const code = (ch) => ch.charCodeAt(0);
 const FLAG_CODE = code(FLAG);
@@ -61,7 +62,8 @@ export class ReplayGame extends Cells {
     replay.layout.forEach((row, y) => {
       for (let x = 0; x < this.width; x++) this.mine[y * this.width + x] = row[x] === "*" ? 1 : 0;
     });
-    for (const [x, y, ch] of eachCell(replay.opened)) this.cells[this.index(x, y)] = code(ch);
+    const opened = changedCells({ cells: replay.opened });
+    for (let k = 0; k < opened.length; k++) this.cells[this.index(opened.x[k], opened.y[k])] = opened.code[k];
     this.opensAtStart = replay.opened.length > 0;
     this.steps = this.build();
     // The board starts before the first move; `seek` moves it.
@@ -152,11 +154,12 @@ export class ReplayGame extends Cells {
     const times = moveTimes(this.replay);
     return this.replay.moves.map((move, k) => {
       const changes = [];
-      for (const [x, y, ch] of eachCell(move.cells)) {
-        const i = this.index(x, y);
+      const cells = changedCells(move);
+      for (let n = 0; n < cells.length; n++) {
+        const i = this.index(cells.x[n], cells.y[n]);
         if (i < 0) continue;
-        changes.push([i, board[i], code(ch)]);
-        board[i] = code(ch);
+        changes.push([i, board[i], cells.code[n]]);
+        board[i] = cells.code[n];
       }
       const cell = move.x == null ? -1 : this.index(move.x, move.y);
       const own = changes.findLast(([i]) => i === cell);

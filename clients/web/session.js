@@ -7,8 +7,10 @@
 // with the token on every connection, then `reveal` / `flag` / `chord` with an id, each
 // answered by a `result` (the move's diff) or an `error` (the problem HTTP would give).
 //
-// No DOM here: the page hands over a way to open a socket and reacts to what the session
-// reports, so the session runs under node's test runner as it does in the page.
+// No DOM here: the page hands over a way to open a socket and to read its messages, and
+// reacts to what the session reports, so the session runs under node's test runner as it
+// does in the page. Reading a big message may take a while (the page does it in a worker):
+// what arrives meanwhile waits for it, so messages are handled in the order they came.
 
 import { ApiError } from "./api.js";
 
@@ -29,6 +31,14 @@ export const lost = {
   stopped: () => new ApiError(0, { code: "stopped", detail: "This game is no longer on screen." }),
 };
 
+function readJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** The delay before reconnection attempt `failures` (1, 2, …): quick first, then backing off. */
 export function retryDelay(failures, random = Math.random) {
   if (failures <= 1) return 150;
@@ -40,27 +50,31 @@ export class GameSession {
   /**
    * `game`: the page's Game, loaded from a view; the session applies what arrives to it.
    * `url(since)`: the socket's address, resuming after version `since` (null: from a snapshot). `token`: to play (null to watch).
-   * `connect(url)`: a WebSocket (the browser's by default). `clock`: samples server times.
+   * `connect(url)`: a WebSocket (the browser's by default). `decode(text)`: a message from
+   *   its text, or a promise of one (null: unreadable). `clock`: samples server times.
    * `timers`: setTimeout / clearTimeout. Reports:
    *   onChange({ changed, diff, view, before }): the game changed (a diff or a view was
    *     applied); `changed` the cells' indices, `before` the game's phase() before it.
    *   onState(state): "connecting", "live", "reconnecting", "gone" or "idle".
+   *   onHints(count): the player has used `count` hints (told by the feed);
    *   onReset(nextId): the game was reset; onGone(): it no longer exists;
    *   onRefused(error): the token was refused (the session goes on, watching).
    */
   constructor(game, {
-    url, token = null, connect = (address) => new WebSocket(address), clock = null,
+    url, token = null, connect = (address) => new WebSocket(address), decode = readJson, clock = null,
     timers = globalThis, random = Math.random,
-    onChange = () => {}, onState = () => {}, onReset = () => {}, onGone = () => {}, onRefused = () => {},
+    onChange = () => {}, onState = () => {}, onHints = () => {}, onReset = () => {}, onGone = () => {},
+    onRefused = () => {},
   }) {
     this.game = game;
     this.url = url;
     this.token = token;
     this.connectSocket = connect;
+    this.decode = decode;
     this.clock = clock;
     this.timers = timers;
     this.random = random;
-    this.report = { onChange, onState, onReset, onGone, onRefused };
+    this.report = { onChange, onState, onHints, onReset, onGone, onRefused };
     this.ws = null;
     this.open = false;
     this.stopped = true;
@@ -202,17 +216,27 @@ export class GameSession {
       for (const request of this.requests.values()) if (!request.sent) this.send(request);
       this.setState("live");
     };
+    // Messages still being read, in the order they came; the first is read furthest.
+    const inbox = [];
+    const drain = async () => {
+      while (inbox.length) {
+        const message = await inbox[0];
+        if (this.ws !== ws) return; // dropped meanwhile: the resumed feed brings it all again
+        inbox.shift();
+        if (message) this.receive(message);
+      }
+    };
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
       this.kick();
       this.failures = 0;
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
+      const message = this.decode(event.data);
+      if (inbox.length === 0 && !(message instanceof Promise)) {
+        if (message) this.receive(message);
         return;
       }
-      this.receive(message);
+      inbox.push(message);
+      if (inbox.length === 1) drain();
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
@@ -254,6 +278,10 @@ export class GameSession {
         break;
       case "reset":
         this.report.onReset(message.next_id);
+        break;
+      case "hinted":
+        // Not a change of the game's version: the count only ever grows.
+        if (this.game.noteHints(message.hints)) this.report.onHints(message.hints);
         break;
       case "result":
         this.clock?.sampleText(message.diff.move && message.diff.move.at);

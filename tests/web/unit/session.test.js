@@ -8,11 +8,11 @@ import { GameSession, retryDelay } from "../../../clients/web/session.js";
 import { diff, FakeSocket, ManualTimers, view } from "./fakes.js";
 
 /** A session on a 3x3 game at `version`, with its sockets, timers and reports kept. */
-function setUp({ version = 0, token = null, board } = {}) {
+function setUp({ version = 0, token = null, board, decode = undefined } = {}) {
   const game = new Game(view({ version, status: version ? "playing" : "ready", board }));
   const sockets = [];
   const timers = new ManualTimers();
-  const seen = { changes: [], states: [], resets: [], gone: 0, refused: [] };
+  const seen = { changes: [], states: [], resets: [], gone: 0, refused: [], hints: [] };
   const session = new GameSession(game, {
     url: (since) => `ws://test/games/${game.id}/events?since=${since}`,
     token,
@@ -22,8 +22,10 @@ function setUp({ version = 0, token = null, board } = {}) {
       return ws;
     },
     timers,
+    decode,
     random: () => 0.5,
     onChange: (change) => seen.changes.push(change),
+    onHints: (count) => seen.hints.push(count),
     onState: (state) => seen.states.push(state),
     onReset: (id) => seen.resets.push(id),
     onGone: () => (seen.gone += 1),
@@ -151,6 +153,60 @@ describe("GameSession: what arrives", () => {
     s.session.offer(diff(2, [[1, 0, "2"]], { action: "pause", paused: true }));
     assert.equal(s.game.version, 2);
     assert.equal(s.game.paused, true);
+  });
+});
+
+describe("GameSession: messages read slowly", () => {
+  it("handles what arrives in order while a big message is still being read", async () => {
+    const waiting = [];
+    // Diff 2 is read slowly (as a big one is, in a worker); the rest at once.
+    const decode = (text) => {
+      const message = JSON.parse(text);
+      if (message.version !== 2) return message;
+      return new Promise((resolve) => waiting.push(() => resolve(message)));
+    };
+    const s = setUp({ version: 1, board: ["1##", "###", "###"], decode });
+    s.session.start();
+    s.socket().accept();
+    s.socket().deliver(diff(2, [[1, 0, "2"]]));
+    s.socket().deliver(diff(3, [[2, 0, "F"]], { action: "flag" }));
+    s.socket().deliver({ type: "heartbeat", version: 3, server_time: "2026-01-01T00:00:01.000Z" });
+    await settled();
+    assert.deepEqual(s.seen.changes, [], "nothing before the message that came first");
+    assert.equal(s.sockets.length, 1, "no resync for a version not read yet");
+    waiting.shift()();
+    await settled();
+    assert.deepEqual(s.seen.changes.map((c) => c.diff.version), [2, 3]);
+    assert.equal(s.sockets.length, 1);
+  });
+
+  it("drops what a dropped socket was still reading: the resumed feed brings it", async () => {
+    const waiting = [];
+    const decode = (text) => new Promise((resolve) => waiting.push(() => resolve(JSON.parse(text))));
+    const s = setUp({ version: 1, board: ["1##", "###", "###"], decode });
+    s.session.start();
+    s.socket().accept();
+    s.socket().deliver(diff(2, [[1, 0, "2"]]));
+    s.session.resync();
+    waiting.shift()();
+    await settled();
+    assert.deepEqual(s.seen.changes, []);
+    assert.equal(s.game.version, 1);
+  });
+});
+
+describe("GameSession: hints told by the feed", () => {
+  it("counts the hints the player was given, once each", () => {
+    const s = setUp({ version: 1, board: ["1##", "###", "###"] });
+    s.session.start();
+    s.socket().accept();
+    s.socket().deliver({ type: "hinted", hints: 1 });
+    s.socket().deliver({ type: "hinted", hints: 1 });
+    s.socket().deliver({ type: "hinted", hints: 2 });
+    assert.deepEqual(s.seen.hints, [1, 2]);
+    assert.equal(s.game.stats.hints, 2);
+    assert.equal(s.game.stats.assisted, true);
+    assert.equal(s.game.version, 1, "a hint changes no version");
   });
 });
 

@@ -1,0 +1,130 @@
+// The cells a change lists, in every form the page gets them: the service's `cells`
+// ([x, y, char] triples, in a diff, a replay's move or a replay's start), or `packed`
+// (the same as three typed arrays, made off the main thread from a big message's text).
+// This is the one place that reads those forms: a more compact form for big changes
+// slots in here, and everything that applies or counts a change's cells goes through
+// `changedCells`.
+//
+// No DOM here: the worker that decodes big messages (decode.worker.js) and node's test
+// runner load this module as the page does.
+
+/** A message this long (in characters) is decoded off the main thread. */
+export const BIG_MESSAGE = 256 * 1024;
+
+const OPEN = "[".charCodeAt(0);
+const CLOSE = "]".charCodeAt(0);
+const COMMA = ",".charCodeAt(0);
+const QUOTE = '"'.charCodeAt(0);
+const ZERO = "0".charCodeAt(0);
+const NINE = "9".charCodeAt(0);
+const CELLS_KEY = '"cells":[';
+
+/** `cells` as [x, y, char] triples, packed as { x, y, code, length }. */
+export function pack(cells) {
+  const n = cells.length;
+  const packed = { x: new Int32Array(n), y: new Int32Array(n), code: new Uint8Array(n), length: n };
+  for (let k = 0; k < n; k++) {
+    const [x, y, ch] = cells[k];
+    packed.x[k] = x;
+    packed.y[k] = y;
+    packed.code[k] = ch.charCodeAt(0);
+  }
+  return packed;
+}
+
+/** The cells `change` lists, packed: columns, rows and view characters' codes. */
+export function changedCells(change) {
+  return change.packed ?? pack(change.cells);
+}
+
+/** How many cells `change` lists. */
+export function cellCount(change) {
+  return change.packed ? change.packed.length : change.cells.length;
+}
+
+/** The view character of the first cell `change` lists, or null when it lists none. */
+export function firstChar(change) {
+  if (change.packed) return change.packed.length ? String.fromCharCode(change.packed.code[0]) : null;
+  return change.cells.length ? change.cells[0][2] : null;
+}
+
+/**
+ * Read the `[[x,y,"c"],...]` list that starts at `from` in `text`, as the service writes
+ * it. Returns { packed, end } (`end` just past its closing bracket), or null when the text
+ * is not in that exact shape.
+ */
+function scanCells(text, from) {
+  let capacity = 1024;
+  let xs = new Int32Array(capacity);
+  let ys = new Int32Array(capacity);
+  let codes = new Uint8Array(capacity);
+  let n = 0;
+  let i = from;
+  const number = () => {
+    let c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) return -1;
+    let v = 0;
+    while (c >= ZERO && c <= NINE) {
+      v = v * 10 + (c - ZERO);
+      c = text.charCodeAt(++i);
+    }
+    return v;
+  };
+  if (text.charCodeAt(i) === CLOSE) return { packed: { x: xs.subarray(0, 0), y: ys.subarray(0, 0), code: codes.subarray(0, 0), length: 0 }, end: i + 1 };
+  for (;;) {
+    if (text.charCodeAt(i++) !== OPEN) return null;
+    const x = number();
+    if (x < 0 || text.charCodeAt(i++) !== COMMA) return null;
+    const y = number();
+    if (y < 0 || text.charCodeAt(i++) !== COMMA) return null;
+    if (text.charCodeAt(i) !== QUOTE || text.charCodeAt(i + 2) !== QUOTE || text.charCodeAt(i + 3) !== CLOSE) return null;
+    if (n === capacity) {
+      capacity *= 2;
+      const grow = (a, T) => {
+        const b = new T(capacity);
+        b.set(a);
+        return b;
+      };
+      xs = grow(xs, Int32Array);
+      ys = grow(ys, Int32Array);
+      codes = grow(codes, Uint8Array);
+    }
+    xs[n] = x;
+    ys[n] = y;
+    codes[n] = text.charCodeAt(i + 1);
+    n += 1;
+    i += 4;
+    const next = text.charCodeAt(i++);
+    if (next === CLOSE) break;
+    if (next !== COMMA) return null;
+  }
+  return { packed: { x: xs.slice(0, n), y: ys.slice(0, n), code: codes.slice(0, n), length: n }, end: i };
+}
+
+/**
+ * A message from the game's socket, read from its text. A diff's cells (also inside a
+ * `result`) come back `packed`, with `cells` left empty: reading a million small arrays
+ * with JSON.parse takes seconds, scanning them takes a fraction of that.
+ */
+export function readMessage(text) {
+  const at = text.indexOf(CELLS_KEY);
+  if (at >= 0) {
+    const scanned = scanCells(text, at + CELLS_KEY.length);
+    if (scanned) {
+      const message = JSON.parse(`${text.slice(0, at)}"cells":[]${text.slice(scanned.end)}`);
+      const diff = message.type === "result" ? message.diff : message;
+      if (diff && Array.isArray(diff.cells)) {
+        diff.packed = scanned.packed;
+        return message;
+      }
+    }
+  }
+  return JSON.parse(text);
+}
+
+/** The buffers of a read message's packed cells: moved, not copied, between threads. */
+export function transferables(message) {
+  const diff = message && (message.type === "result" ? message.diff : message);
+  const p = diff && diff.packed;
+  return p ? [p.x.buffer, p.y.buffer, p.code.buffer] : [];
+}
