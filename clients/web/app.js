@@ -45,12 +45,24 @@ api.playerToken = () => me.token();
 const panel = new Panel({ frame: $("frame"), mines: $("mines-left"), face: $("face"), timer: $("timer"), clock });
 // The board's intents go to the moves, which need the screen: both are made just below.
 let moves = null;
-const board = new Board($("board"), $("scroller"), {
+const board = new Board({
+  area: $("board-area"),
+  canvas: $("board-canvas"),
+  scroller: $("scroller"),
+  space: $("board-space"),
+  grid: $("board"),
+  overview: $("overview"),
+  where: $("view-where"),
+  zoomIn: $("zoom-in"),
+  zoomOut: $("zoom-out"),
+  fit: $("zoom-fit"),
+  size: $("cell-size"),
+}, {
   primary: (i) => moves.primary(i),
   secondary: (i) => moves.secondary(i),
   chord: (i) => moves.chord(i),
   pressing: (active) => panel.pressing(active),
-});
+}, { onZoom: (cell) => screen.zoomed(cell) });
 const screen = new Screen({ api, clock, prefs, board, notices, onShown: (c) => setRoute(c) });
 moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));
@@ -100,11 +112,17 @@ function parseRoute() {
   if (m && (m[1] === "player" || m[2] !== "me")) return { kind: m[1], id: m[2] };
   const watch = new URLSearchParams(location.search).get("watch");
   if (watch && GAME_ID.test(watch)) return { kind: "watch", id: watch };
+  // A fragment that names no route (a link to a part of the page) leaves the game alone.
+  if (location.hash.length > 1) return { kind: "other" };
   return { kind: "home" };
 }
 
 async function route() {
   const r = parseRoute();
+  if (r.kind === "other" && screen.current && pageView === "game") {
+    setRoute(screen.current);
+    return;
+  }
   if (r.kind === "replay") {
     showView("replay");
     viewer.open(r.id);
@@ -151,8 +169,8 @@ function showView(next) {
   if (next !== "replay") viewer.hide();
   if (next !== "profile") profile.hide();
   if (next === "game") {
-    screen.layout();
     screen.render();
+    screen.fit({ force: true });
   }
 }
 
@@ -245,20 +263,20 @@ function wire() {
   $("opt-marks").addEventListener("change", (e) => {
     prefs.questionMarks = e.target.checked;
     savePrefs(prefs);
-    const c = screen.current;
-    if (c && c.game.questionMarks !== prefs.questionMarks && !c.game.finished) {
-      notices.toast(`Question marks are ${prefs.questionMarks ? "on" : "off"} from the next game.`);
-    }
+    screen.switched("questionMarks");
   });
   $("opt-noguess").addEventListener("change", (e) => {
     prefs.noGuess = e.target.checked;
     savePrefs(prefs);
-    const c = screen.current;
-    if (c && c.game.noGuess !== prefs.noGuess) {
-      notices.toast(`No guessing is ${prefs.noGuess ? "on" : "off"} from the next game.`, {
-        action: { label: "New game now", run: () => again() },
-      });
-    }
+    screen.switched("noGuess");
+  });
+  // The skip link goes to the board without going through the address: "#board" is no
+  // route, and following it would leave the game.
+  document.querySelector(".skip-link").addEventListener("click", (e) => {
+    e.preventDefault();
+    if (pageView !== "game") return;
+    if (screen.current) board.focus();
+    else $("board-area").scrollIntoView({ block: "nearest" });
   });
   $("share").addEventListener("click", () => screen.current && share.open(screen.current.id));
   $("leaders-button").addEventListener("click", () => leaderboards.open(screen.leaderboardChoice()));
@@ -312,8 +330,8 @@ function wire() {
   window.addEventListener("resize", () => {
     cancelAnimationFrame(resizeFrame);
     resizeFrame = requestAnimationFrame(() => {
-      screen.layout();
       if (pageView === "replay") viewer.fit();
+      else screen.fit({ force: true });
     });
   });
   window.addEventListener("online", () => screen.wake());

@@ -3,8 +3,6 @@
 // own bounds, a seed the page can send); what boards the service accepts is the
 // service's to say, and its answer is shown in the dialog, which stays open.
 
-import { MAX_BOARD_CELLS } from "./board.js";
-
 const MAX_SEED = 2n ** 64n;
 
 export class CustomDialog {
@@ -62,9 +60,6 @@ export class CustomDialog {
     const least = (el) => Number(el.min);
     if (!(width >= least(f.width) && height >= least(f.height))) {
       return { error: `Width and height are whole numbers, at least ${least(f.width)}.` };
-    }
-    if (width * height > MAX_BOARD_CELLS) {
-      return { error: `This page shows boards of up to ${MAX_BOARD_CELLS.toLocaleString()} cells (e.g. 250 × 250).` };
     }
     if (!(mines >= least(f.mines))) return { error: `Mines is a whole number, at least ${least(f.mines)}.` };
     const noGuess = f.no_guess.checked;

@@ -1,6 +1,7 @@
-// A three-digit seven-segment display, as on the classic counters, drawn in SVG.
-// The element carries the value as text for assistive technology (aria-label) and
-// for scripts (data-value).
+// A seven-segment display, as on the classic counters, drawn in SVG: three digits, and
+// more when the value needs them (a big board's mines, a long game's seconds). The
+// element carries the value as text for assistive technology (aria-label) and for
+// scripts (data-value).
 
 const SEGMENTS = {
   a: "1.6,1 11.4,1 9.4,3 3.6,3",
@@ -17,32 +18,44 @@ const LIT = {
   5: "afgcd", 6: "afgedc", 7: "abc", 8: "abcdefg", 9: "abcdfg", "-": "g", " ": "",
 };
 
+const MIN_DIGITS = 3;
+
+function digitGroup(n) {
+  const polys = Object.entries(SEGMENTS)
+    .map(([name, points]) => `<polygon data-seg="${name}" points="${points}"/>`)
+    .join("");
+  return `<g transform="translate(${n * 14 + 1} 1)">${polys}</g>`;
+}
+
 export class SevenSegment {
   constructor(el, label) {
     this.el = el;
     this.label = label;
     this.value = null;
-    const digits = [0, 1, 2].map((n) => {
-      const polys = Object.entries(SEGMENTS)
-        .map(([name, points]) => `<polygon data-seg="${name}" points="${points}"/>`)
-        .join("");
-      return `<g transform="translate(${n * 14 + 1} 1)">${polys}</g>`;
-    });
-    el.innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 43 25" aria-hidden="true" focusable="false">${digits.join("")}</svg>`;
-    this.groups = [...el.querySelectorAll("g")];
+    this.digits = 0;
     this.set(0);
   }
 
+  /** Draw `count` digits (the display widens with them). */
+  build(count) {
+    const groups = Array.from({ length: count }, (_, n) => digitGroup(n)).join("");
+    this.el.innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${count * 14 + 1} 25" aria-hidden="true" focusable="false">${groups}</svg>`;
+    this.el.style.setProperty("--digits", String(count));
+    this.groups = [...this.el.querySelectorAll("g")];
+    this.digits = count;
+  }
+
   set(value) {
-    const v = Math.max(-99, Math.min(999, Math.trunc(value)));
+    const v = Math.trunc(value);
     if (v === this.value) return;
     this.value = v;
-    const text = v < 0 ? "-" + String(-v).padStart(2, "0") : String(v).padStart(3, "0");
+    const text = v < 0 ? "-" + String(-v).padStart(MIN_DIGITS - 1, "0") : String(v).padStart(MIN_DIGITS, "0");
+    if (text.length !== this.digits) this.build(text.length);
     this.groups.forEach((g, n) => {
       const lit = LIT[text[n]] ?? "";
       for (const poly of g.children) poly.classList.toggle("on", lit.includes(poly.dataset.seg));
     });
     this.el.dataset.value = String(v);
-    this.el.setAttribute("aria-label", this.label(value));
+    this.el.setAttribute("aria-label", this.label(v));
   }
 }

@@ -1,6 +1,8 @@
-// What the page tells the player besides the board: short toasts (at most three, each
-// with an optional action and a close button) and the polite live region that speaks to
-// screen readers.
+// What the page tells the player besides the board: short notices ("toasts", each with an
+// optional action and a close button) and the polite live region that speaks to screen
+// readers. Notices show in the notes under the game's controls, the newest on top of the
+// others, so none ever covers a control; a notice about a game goes when another game
+// comes on screen.
 
 const MAX_TOASTS = 3;
 
@@ -19,10 +21,15 @@ export class Notices {
     });
   }
 
-  /** A toast: `action` { label, run } adds a button; it goes after `timeout` ms. */
-  toast(message, { action = null, timeout = 6000, kind = "info" } = {}) {
+  /**
+   * A notice: `action` { label, run } adds a button; it goes after `timeout` ms. `about`:
+   * the id of the game it is about, if it is about one.
+   */
+  toast(message, { action = null, timeout = 6000, kind = "info", about = null } = {}) {
     const el = document.createElement("div");
     el.className = `toast ${kind}`;
+    el.setAttribute("role", kind === "error" ? "alert" : "status");
+    if (about) el.dataset.about = about;
     const text = document.createElement("span");
     text.textContent = message;
     el.append(text);
@@ -48,8 +55,15 @@ export class Notices {
     close.textContent = "×";
     close.addEventListener("click", remove);
     el.append(close);
-    this.toasts.append(el);
-    while (this.toasts.children.length > MAX_TOASTS) this.toasts.firstElementChild.remove();
+    this.toasts.prepend(el);
+    while (this.toasts.children.length > MAX_TOASTS) this.toasts.lastElementChild.remove();
     timer = setTimeout(remove, timeout);
+  }
+
+  /** Take away the notices about any game but `id`. */
+  forgetAllBut(id) {
+    for (const el of [...this.toasts.children]) {
+      if (el.dataset.about && el.dataset.about !== id) el.remove();
+    }
   }
 }

@@ -37,7 +37,7 @@ export class Pause {
 
   async toggle() {
     const c = this.screen.current;
-    if (!c || c.mode !== "play" || c.game.finished || this.pausing === c || c.tooBig) return;
+    if (!c || c.mode !== "play" || c.game.finished || this.pausing === c) return;
     const g = c.game;
     const action = g.paused ? "resume" : "pause";
     if (action === "pause" && g.status !== "playing") {
@@ -73,7 +73,7 @@ export class Pause {
       this.notices.announce(playing ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
     } else {
       this.render(c);
-      if (this.focusBack && !c.tooBig) this.board.focus();
+      if (this.focusBack) this.board.focus();
       this.focusBack = false;
       this.notices.announce(playing ? "Game resumed." : "The player resumed the game.");
     }
@@ -94,7 +94,7 @@ export class Pause {
     e.grid.inert = covered;
     e.text.textContent = watching ? TEXT.watch : TEXT.play;
     e.resume.hidden = watching;
-    const playing = Boolean(c && c.mode === "play" && !c.tooBig);
+    const playing = Boolean(c && c.mode === "play");
     e.button.hidden = !playing;
     if (!playing) return;
     const g = c.game;

@@ -5,11 +5,17 @@
 // decides what a refusal from the service means for the page. The board's cells change
 // only through the session.
 //
+// It also fits the board to the window: everything of the game (the tags, the panel, the
+// board, the controls, the notes under them, and the result at the end) is in view
+// without scrolling, and nothing above the board changes height during play, so the
+// board never moves under the player's finger.
+//
 // `current` is replaced as a whole when another game opens, so callbacks of an old game
 // can tell they are stale (`c !== screen.current`):
-//   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting, tooBig }
+//   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting }
 
-import { fitCells, MAX_BOARD_CELLS } from "./board.js";
+import { coarsePointer, MIN_END_CELL, roomFor } from "./boardview.js";
+import { decode } from "./decoder.js";
 import { Game } from "./game.js";
 import { levelSettings, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
 import { GameSession } from "./session.js";
@@ -33,12 +39,16 @@ export class Screen {
     this.onShown = onShown;
     this.current = null;
     this.opening = 0;
+    this.room = null; // the room the board was last fitted to
     // Whether the game is what the page shows (not the replay viewer).
     this.visible = true;
     const $ = (id) => document.getElementById(id);
     this.els = {
+      game: $("game"),
       frame: $("frame"),
+      area: $("board-area"),
       grid: $("board"),
+      idle: $("notes-idle"),
       tags: $("game-tags"),
       levels: [...document.querySelectorAll(".level")],
       flagMode: $("flag-mode"),
@@ -130,6 +140,7 @@ export class Screen {
       this.notices.toast("New game started. The unfinished one is kept.", {
         action: { label: "Back to it", run: () => this.open(id, "play") },
         timeout: 8000,
+        about: created.game.id,
       });
     }
   }
@@ -138,7 +149,7 @@ export class Screen {
   async again() {
     const c = this.current;
     if (!c) return this.startLevel();
-    if (c.mode === "play" && c.token && !c.tooBig && resetKeepsPrefs(this.prefs, c.game)) {
+    if (c.mode === "play" && c.token && resetKeepsPrefs(this.prefs, c.game)) {
       // A reset: same settings, and anyone watching follows to the new game.
       const leaving = this.leaving();
       const gen = ++this.opening;
@@ -152,7 +163,7 @@ export class Screen {
         c.resetting = false;
         if (gen !== this.opening) return;
         if (!["not_found", "forbidden", "unauthorized"].includes(err.code)) {
-          this.notices.toast(`Could not start a new game: ${err.message}`, { kind: "error" });
+          this.notices.toast(`Could not start a new game: ${err.message}`, { kind: "error", about: c.id });
           return;
         }
       }
@@ -166,6 +177,29 @@ export class Screen {
     return this.startLevel();
   }
 
+  /**
+   * A switch changed what new games are made of (`what`: "noGuess" or "questionMarks"). A
+   * board of the player's that nobody has touched yet is replaced by one made that way; a
+   * game under way keeps its own settings, and the page says when the switch applies.
+   */
+  switched(what) {
+    const c = this.current;
+    if (!c || c.game.finished) return;
+    const g = c.game;
+    const on = Boolean(this.prefs[what]);
+    if ((what === "noGuess" ? g.noGuess : g.questionMarks) === on) return;
+    const name = what === "noGuess" ? "No guessing" : "Question marks";
+    if (c.mode === "play" && g.version === 0 && !g.daily) {
+      this.notices.announce(`${name} ${on ? "on" : "off"}: a new board.`);
+      this.again();
+      return;
+    }
+    const action = what === "noGuess" ? { label: "New game now", run: () => this.again() } : null;
+    this.notices.toast(`${name} ${what === "noGuess" ? "is" : "are"} ${on ? "on" : "off"} from the next game.`, {
+      action, about: c.id,
+    });
+  }
+
   /** Put a game view on screen, played with `token` or watched without one. */
   show(view, token) {
     this.stop();
@@ -173,26 +207,24 @@ export class Screen {
     const game = new Game(view);
     const c = {
       id: view.id, game, mode: token ? "play" : "watch", token, session: null,
-      conn: "connecting", resetting: false, tooBig: game.size > MAX_BOARD_CELLS,
+      conn: "connecting", resetting: false,
     };
     this.current = c;
+    // What was said about another game is not about this one.
+    this.notices.forgetAllBut(c.id);
     this.hints.hide();
     this.pause.reset();
     if (c.mode === "play") lastGame.set(c.id);
     this.onShown(c);
     document.body.dataset.mode = c.mode;
-    this.layout(); // before the cells exist: reading sizes then costs no layout of the board
-    if (c.tooBig) {
-      this.board.clear();
-      this.notices.toast(`This board has ${game.size.toLocaleString()} cells; this page shows boards of up to ${MAX_BOARD_CELLS.toLocaleString()}.`, { timeout: 15000 });
-    } else {
-      this.board.show(game, { readonly: c.mode !== "play" });
-    }
+    const resized = this.board.show(game, { readonly: c.mode !== "play" });
     c.session = new GameSession(game, {
       url: (since) => this.api.eventsUrl(c.id, since),
       token: c.mode === "play" ? token : null,
+      decode,
       clock: this.clock,
       onChange: (change) => this.changed(c, change),
+      onHints: (count) => this.hinted(c, count),
       onState: (state) => {
         c.conn = state;
         if (c === this.current) this.renderConnection();
@@ -204,8 +236,9 @@ export class Screen {
       onRefused: (err) => this.refused(c, err),
     });
     c.session.start();
-    this.render();
+    this.render({ fit: false });
     if (game.finished) this.result.finished(c, { fresh: false });
+    this.fit({ force: true, keep: !resized });
   }
 
   stop() {
@@ -225,12 +258,19 @@ export class Screen {
 
   changed(c, change) {
     if (c !== this.current) return;
-    if (!c.tooBig) this.board.update(change.changed);
+    this.board.update(change.changed);
     this.hints.afterChange(c, change);
     // Before the board is covered: where the keyboard focus was decides where it goes.
     this.pause.afterChange(c, change.before);
     this.render();
     if (!change.before.finished && c.game.finished) this.result.finished(c, { fresh: true });
+  }
+
+  /** The game's feed says how many hints the player has used. */
+  hinted(c, count) {
+    if (c !== this.current) return;
+    if (c.mode === "watch") this.notices.announce(`The player used ${count === 1 ? "a hint" : `${count} hints`}: not ranked.`);
+    this.render();
   }
 
   followReset(c, nextId) {
@@ -242,6 +282,7 @@ export class Screen {
       this.notices.toast("This game was restarted in another window.", {
         action: { label: "Watch the new one", run: () => this.open(nextId, "watch") },
         timeout: 15000,
+        about: c.id,
       });
     }
   }
@@ -249,10 +290,11 @@ export class Screen {
   /** What the page does when the service refuses a move, a hint or a pause of game `c`. */
   async refused(c, err) {
     const n = this.notices;
+    const about = c.id;
     switch (err.code) {
       case "game_over":
       case "paused":
-        if (err.code === "paused") n.toast("The game is paused: resume it to play on.");
+        if (err.code === "paused") n.toast("The game is paused: resume it to play on.", { about });
         try {
           c.session.offerView(await this.api.getGame(c.id));
         } catch {
@@ -263,38 +305,56 @@ export class Screen {
       case "forbidden":
         tokens.forget(c.id);
         if (c !== this.current || c.mode !== "play") break;
-        n.toast("This browser can no longer move in this game; you are watching it.", { timeout: 10000 });
+        n.toast("This browser can no longer move in this game; you are watching it.", { timeout: 10000, about });
         this.open(c.id, "watch");
         break;
       case "not_found":
         n.toast("This game has expired.", {
           action: { label: "New game", run: () => this.startLevel() },
           timeout: 15000,
+          about,
         });
         break;
       case "rate_limited":
-        n.toast("Too many moves at once; slow down a little.", { kind: "error" });
+        n.toast("Too many moves at once; slow down a little.", { kind: "error", about });
         break;
       case "network":
       case "disconnected":
-        n.toast(err.message, { kind: "error" });
+        n.toast(err.message, { kind: "error", about });
         break;
       case "stopped":
         break;
       default:
-        n.toast(`That move was refused: ${err.message}`, { kind: "error" });
+        n.toast(`That move was refused: ${err.message}`, { kind: "error", about });
     }
   }
 
   // ---- rendering -------------------------------------------------------------------------
 
-  /** Fit the cells to the window: as large as comfortable, never too small to hit. */
-  layout() {
+  /**
+   * Fit the board to the room the window leaves it, if that room changed (or `force`):
+   * at the player's cell size, or as large as comfortable. `keep`: the part of the board
+   * in view stays in view (the same board again); else the view starts at its middle.
+   */
+  fit({ force = false, keep = true } = {}) {
     const c = this.current;
-    if (c) this.els.frame.style.setProperty("--cell", `${fitCells(c.game.width, c.game.height)}px`);
+    if (!c || !this.visible) return;
+    const room = roomFor(this.els.area, this.els.game);
+    const last = this.room;
+    if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
+    this.room = room;
+    // A finished game is only looked at: smaller cells may show all of it beside the result.
+    const least = c.game.finished ? MIN_END_CELL : undefined;
+    this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
   }
 
-  render() {
+  /** The player chose a cell size (zoom buttons, keys, pinch): new boards take it too. */
+  zoomed(cell) {
+    this.prefs.cellSize = Math.round(cell * 100) / 100;
+    savePrefs(this.prefs);
+  }
+
+  render({ fit = true } = {}) {
     const c = this.current;
     const g = c && c.game;
     this.panel.render(g, { watching: Boolean(c && c.mode === "watch") });
@@ -303,9 +363,11 @@ export class Screen {
     this.renderControls();
     this.renderConnection();
     this.renderTags();
+    this.renderIdle();
     this.hints.render(c);
     this.pause.render(c);
     this.result.render(c);
+    if (fit) this.fit();
     if (c) {
       const state = g.status === "won" ? "won" : g.status === "lost" ? "lost" : null;
       document.title = `${state ? `Minesweeper — ${state}` : "Minesweeper"}${c.mode === "watch" ? " (watching)" : ""}`;
@@ -336,6 +398,20 @@ export class Screen {
     e.noGuess.checked = Boolean(prefs.noGuess);
   }
 
+  /** What the notes under the controls say while nothing else is there: how to play here. */
+  renderIdle() {
+    const c = this.current;
+    let text = "";
+    if (c && c.mode === "watch") text = "Watching live: the board follows the player's moves.";
+    else if (c && !c.game.finished) {
+      const [open, flag] = this.prefs.flagMode ? ["flags", "opens"] : ["opens", "flags"];
+      text = coarsePointer()
+        ? `Tap ${open}, long press ${flag}; drag to move around, pinch to zoom.`
+        : `Click ${open}, right click ${flag}; Ctrl + wheel zooms.`;
+    }
+    if (this.els.idle.textContent !== text) this.els.idle.textContent = text;
+  }
+
   renderConnection() {
     const c = this.current;
     const state = c ? c.conn : "idle";
@@ -344,12 +420,17 @@ export class Screen {
     this.els.conn.dataset.state = state;
   }
 
-  /** What kind of game this is: daily, no-guess, assisted, and whose. */
+  /**
+   * What kind of game this is: its board, daily, no-guess, assisted, and whose. The line
+   * is always there, one line high, so a tag that comes mid-game moves nothing.
+   */
   renderTags() {
     const c = this.current;
     const tags = [];
     if (c) {
       const g = c.game;
+      const size = `${g.width} × ${g.height}, ${g.mines.toLocaleString("en")} mines`;
+      tags.push(["board", g.preset ? `${g.preset[0].toUpperCase()}${g.preset.slice(1)}, ${size}` : `Custom, ${size}`]);
       if (g.daily) tags.push(["daily", `Daily board, ${g.daily}`]);
       if (g.noGuess) tags.push(["no-guess", "No guessing"]);
       const s = g.stats;
@@ -371,7 +452,6 @@ export class Screen {
         return span;
       }),
     );
-    el.hidden = tags.length === 0;
   }
 
   /** The board the leaderboards open on: the game's, or the level's. */

@@ -6,7 +6,8 @@
 // Keys: Left/Right step, Page Up/Down ten steps, Home/End the start and the end,
 // Space (or K) plays and pauses, Escape closes.
 
-import { Board, fitCells } from "./board.js";
+import { Board } from "./board.js";
+import { roomFor } from "./boardview.js";
 import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
@@ -39,7 +40,10 @@ export class ReplayViewer {
       status: $("replay-status"),
       body: $("replay-body"),
       frame: $("replay-frame"),
+      area: $("replay-area"),
+      canvas: $("replay-canvas"),
       scroller: $("replay-scroller"),
+      space: $("replay-space"),
       grid: $("replay-board"),
       step: $("replay-step"),
       timeline: $("replay-timeline"),
@@ -57,7 +61,8 @@ export class ReplayViewer {
       close: $("replay-close"),
     };
     const nothing = () => {};
-    this.board = new Board(this.els.grid, this.els.scroller, {
+    const { area, canvas, scroller, space, grid } = this.els;
+    this.board = new Board({ area, canvas, scroller, space, grid }, {
       primary: nothing, secondary: nothing, chord: nothing, pressing: nothing,
     });
     this.minesDisplay = new SevenSegment($("replay-mines"), (v) => `Mines left: ${v}`);
@@ -178,8 +183,8 @@ export class ReplayViewer {
     this.setStatus("");
     this.els.body.hidden = false;
     this.describe(game);
-    this.fit();
     this.board.show(game, { readonly: true, label: "Replay" });
+    this.fit();
     this.buildTimeline(game);
     this.seek(0);
     this.renderLayout();
@@ -237,9 +242,10 @@ export class ReplayViewer {
     }
   }
 
+  /** The board as large as comfortable in the room the window leaves it. */
   fit() {
     if (!this.game) return;
-    this.els.frame.style.setProperty("--cell", `${fitCells(this.game.width, this.game.height)}px`);
+    this.board.fit(roomFor(this.els.area, this.root), null);
   }
 
   buildTimeline(g) {

@@ -22,6 +22,19 @@ LAUNCH_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
+# Browser contexts the size of a phone held upright, and of a laptop.
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 360, "height": 740},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+DEVICES = {"phone": PHONE, "desktop": DESKTOP}
+
+# A box on the screen, as Playwright gives it: x, y, width, height in CSS pixels.
+Box = Any
+
 
 def require_chromium() -> None:
     """Skip the calling test module when Debian's chromium is not installed."""

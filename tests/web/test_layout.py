@@ -7,21 +7,13 @@ from typing import Any, Literal
 
 import pytest
 
-from tests.web.support import ARTIFACTS, require_chromium
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, require_chromium
 
 require_chromium()
 
 from playwright.sync_api import Browser, expect  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
-
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 360, "height": 740},
-    "is_mobile": True,
-    "has_touch": True,
-    "device_scale_factor": 2,
-}
-DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 
 
 def open_level(browser: Browser, live_server: str, options: dict[str, Any], level: str) -> Any:
@@ -51,28 +43,32 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         for selector in (".topbar", ".levels", ".top-tools", "#daily-button", "#opt-noguess",
                          "#leaders-button", "#player-button", "#frame .panel", "#face",
-                         "#mines-left", "#timer", ".controls", "#flag-mode", "#hint", "#pause",
+                         "#mines-left", "#timer", "#board-area", ".viewbar", "#zoom-in",
+                         "#zoom-out", "#zoom-fit", ".controls", "#flag-mode", "#hint", "#pause",
                          "#share"):
             box = page.locator(selector).bounding_box()
             assert box, selector
             assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)
-        # The board is on screen, with cells big enough to hit.
-        first = ms.cell(0, 0).bounding_box()
-        assert first
-        assert first["x"] >= 0 and first["x"] + first["width"] <= width
-        assert first["y"] >= 0 and first["y"] + first["height"] <= height
-        assert first["width"] >= (30 if device == "phone" else 22)
-        scroller = page.evaluate(
-            "(() => { const s = document.querySelector('#scroller');"
-            " return [s.scrollWidth, s.clientWidth]; })()"
-        )
-        if device == "desktop":
-            assert scroller[0] <= scroller[1], "a desktop shows the whole board"
-            last = ms.cell(*(c - 1 for c in ms.size())).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height + 0.5, (selector, box)
+        # The keyboard's starting cell, in the middle, is on screen and big enough to hit.
+        w, h = ms.size()
+        middle = ms.cell(w // 2, h // 2).bounding_box()
+        area = page.locator("#board-area").bounding_box()
+        assert middle and area
+        right, bottom = area["x"] + area["width"], area["y"] + area["height"]
+        assert area["x"] <= middle["x"] and middle["x"] + middle["width"] <= right
+        assert area["y"] <= middle["y"] and middle["y"] + middle["height"] <= bottom
+        assert middle["width"] >= (30 if device == "phone" else 22)
+        more = page.locator("#board-area").get_attribute("data-more")
+        if device == "desktop" or level == "beginner":
+            assert more == "", "the whole board is in view"
+            last = ms.cell(w - 1, h - 1).bounding_box()
             assert last
-            assert last["x"] + last["width"] <= width and last["y"] + last["height"] <= height
-        elif level == "expert":
-            assert scroller[0] > scroller[1], "a wide board scrolls inside its frame"
+            assert last["x"] + last["width"] <= right and last["y"] + last["height"] <= bottom
+        else:
+            # A board wider than a phone: the edges say so, and the overview shows where.
+            assert more and "left" in more and "right" in more, more
+            expect(page.locator("#overview")).to_be_visible()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"web-layout-{device}-{level}.png"), full_page=True)
         assert not ms.errors
@@ -93,8 +89,11 @@ def test_reduced_motion_turns_animations_off(browser: Browser, live_server: str)
             ms.cell(0, 0).click(button="right")
             ms.expect_state(0, 0, "F")
             ms.cell(0, 0).click()  # refused: the cell is flagged, so it shakes (or not)
-            name = ms.cell(0, 0).evaluate("el => getComputedStyle(el).animationName")
-            assert name == expected, motion
+            if expected == "nudge":
+                expect(ms.cell(0, 0)).to_have_class(re.compile(r"\bnudge\b"))
+            else:
+                ms.page.wait_for_timeout(200)
+                expect(ms.cell(0, 0)).not_to_have_class(re.compile(r"\bnudge\b"))
             ms.expect_state(0, 0, "F")
         finally:
             ctx.close()

@@ -1,0 +1,287 @@
+"""What a player sees around the board, on a desktop and on a phone: the end of a game in
+view, a board that stays put while the game goes on, a skip link that keeps the game,
+notices that cover no control, switches that reach an untouched board, counters past 999
+and a spectator told about hints."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.web.support import DEVICES, Api, Box, mine_layout, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+
+FIRST = {"beginner": (4, 4), "intermediate": (8, 8), "expert": (15, 8)}
+
+
+@pytest.fixture
+def device_ms(browser: Browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Open pages the size of ``device`` ("phone" or "desktop")."""
+    contexts = []
+    pages: list[Minesweeper] = []
+
+    def make(device: str, **extra: Any) -> Minesweeper:
+        ctx = browser.new_context(**DEVICES[device], **extra)
+        ctx.set_default_timeout(15_000)
+        contexts.append(ctx)
+        ms = Minesweeper(ctx.new_page(), live_server)
+        pages.append(ms)
+        return ms
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    for ms in pages:
+        assert not ms.errors, f"errors in the page: {ms.errors}"
+
+
+def box(locator: Locator) -> Box:
+    b = locator.bounding_box()
+    assert b, locator
+    return b
+
+
+def viewport(page: Page) -> tuple[int, int]:
+    size: list[int] = page.evaluate("[innerWidth, innerHeight]")
+    return size[0], size[1]
+
+
+def expect_in_view(locator: Locator) -> None:
+    """Visible, and wholly inside the window: seen without scrolling."""
+    expect(locator).to_be_visible()
+    w, h = viewport(locator.page)
+    b = box(locator)
+    assert b["x"] >= 0 and b["y"] >= 0, (locator, b)
+    assert b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= h + 0.5, (locator, b, w, h)
+
+
+def overlap(a: Box, b: Box) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+    )
+
+
+def board_boxes(ms: Minesweeper) -> list[Box]:
+    """Where the board and two of its cells are on the screen."""
+    return [box(ms.page.locator("#frame")), box(ms.grid), box(ms.cell(0, 0)), box(ms.cell(1, 1))]
+
+
+# ---- 1. the end of a game is seen without scrolling ----------------------------------------
+
+
+@pytest.mark.parametrize("level", ["beginner", "intermediate", "expert"])
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, level: str) -> None:
+    settings = {"preset": level, "seed": 1601}
+    mines = mine_layout(api, settings, FIRST[level])
+    game, token = api.create(**settings)
+    api.move(game["id"], token, "reveal", *FIRST[level])
+    ms = device_ms(device)
+    ms.play(game["id"], token)
+    ms.expect_opened(*FIRST[level])
+
+    api.move(game["id"], token, "reveal", *sorted(mines)[0])
+    expect(ms.page.locator("#frame")).to_have_attribute("data-status", "lost")
+    result = ms.page.locator("#result")
+    expect(result).to_contain_text("Boom! You hit a mine.")
+    assert ms.page.evaluate("scrollY") == 0
+    expect_in_view(result)
+    for name in ("Play again", "Watch replay"):
+        expect_in_view(result.get_by_role("button", name=name))
+    expect_in_view(ms.page.locator("#face"))
+
+
+# ---- 2. nothing moves the board during play ------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_a_hint_moves_nothing_on_the_board(api: Api, device_ms: Any, device: str) -> None:
+    # A custom board: never ranked, so the hint is given without a question first.
+    game, token = api.create(width=30, height=16, mines=99, seed=1602)
+    api.move(game["id"], token, "reveal", 15, 8)
+    ms = device_ms(device)
+    ms.play(game["id"], token)
+    ms.expect_opened(15, 8)
+    before = board_boxes(ms)
+
+    ms.page.get_by_role("button", name="Hint").click()
+    panel = ms.page.locator("#hint-panel")
+    expect(panel).to_be_visible()
+    expect(ms.page.locator("#board .cell.hint")).to_have_count(1)
+    expect(ms.page.locator('#game-tags [data-tag="assisted"]')).to_be_visible()
+    assert board_boxes(ms) == before
+    # The reason and the way to play it are on the screen.
+    expect_in_view(ms.page.locator("#hint-reason"))
+    act = panel.get_by_role("button", name=re.compile("^(Open|Flag) it$"))
+    expect_in_view(act)
+
+    act.click()
+    expect(panel).to_be_hidden()
+    expect(ms.page.locator("#board .cell.hint")).to_have_count(0)
+    assert board_boxes(ms) == before
+
+
+# ---- 3. the skip link goes to the board, and keeps the game --------------------------------
+
+
+def test_the_skip_link_focuses_the_board_and_keeps_the_game(api: Api, ms: Minesweeper) -> None:
+    settings = {"preset": "beginner", "seed": 1603}
+    mines = mine_layout(api, settings, FIRST["beginner"])
+    game, token = api.create(**settings)
+    gid = game["id"]
+    ms.play(gid, token)
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    skip = ms.page.get_by_role("link", name="Skip to the minefield")
+
+    def skip_to_board() -> None:
+        skip.focus()
+        expect_in_view(skip)
+        ms.page.keyboard.press("Enter")
+        focused = ms.page.locator("#board [role=gridcell]:focus")
+        expect(focused).to_have_count(1)
+        expect(ms.page).to_have_url(re.compile(f"#/game/{gid}$"))
+
+    skip_to_board()
+    assert ms.status() == "playing"
+    ms.page.keyboard.press("ArrowRight")  # the board has the keys
+    expect(ms.page.locator("#board [role=gridcell]:focus")).to_have_attribute("data-x", "5")
+
+    api.move(gid, token, "reveal", *sorted(mines)[0])
+    expect(ms.page.locator("#result")).to_contain_text("Boom! You hit a mine.")
+    skip_to_board()
+    expect(ms.page.locator("#result")).to_be_visible()
+    assert ms.status() == "lost" and ms.game_id == gid
+
+
+# ---- 4. notices cover no control and go with the game they are about ------------------------
+
+
+@pytest.mark.parametrize(("device", "level"), [("desktop", "expert"), ("phone", "beginner"),
+                                               ("phone", "expert")])
+def test_notices_cover_no_control_and_go_with_their_game(
+    api: Api, device_ms: Any, device: str, level: str
+) -> None:
+    game, token = api.create(preset=level)
+    api.move(game["id"], token, "reveal", *FIRST[level])
+    ms = device_ms(device)
+    ms.play(game["id"], token)
+    ms.expect_opened(*FIRST[level])
+
+    # Question marks change from the next game on: a game in play says so.
+    ms.page.get_by_label("Question marks").check()
+    toast = ms.page.locator(".toast", has_text="Question marks are on from the next game")
+    expect(toast).to_be_visible()
+    expect_in_view(toast)
+    notice = box(toast)
+    for selector in ("#flag-mode", "#hint", "#pause", "#share", "#face", "#opt-marks",
+                     ".levels", "#mines-left", "#timer"):
+        control = ms.page.locator(selector)
+        if control.is_visible():
+            assert not overlap(notice, box(control)), selector
+
+    # Another game: what was said about this one goes.
+    before = ms.game_id
+    ms.page.get_by_role("button", name="Beginner" if level == "expert" else "Expert").click()
+    expect(ms.page).not_to_have_url(re.compile(before))
+    expect(toast).to_have_count(0)
+
+
+# ---- 5. the switches reach an untouched board ----------------------------------------------
+
+
+def test_the_switches_apply_to_a_board_not_played_yet(api: Api, ms: Minesweeper) -> None:
+    ms.goto()
+    first = ms.game_id
+    assert api.get(first)["version"] == 0
+    ms.page.get_by_role("switch", name="No guessing").check()
+    expect(ms.page).not_to_have_url(re.compile(first))
+    second = ms.game_id
+    view = api.get(second)
+    assert view["no_guess"] is True and view["status"] == "ready"
+    expect(ms.page.locator('#game-tags [data-tag="no-guess"]')).to_be_visible()
+
+    ms.page.get_by_label("Question marks").check()
+    expect(ms.page).not_to_have_url(re.compile(second))
+    third = ms.game_id
+    view = api.get(third)
+    assert view["question_marks"] is True and view["no_guess"] is True
+    for expected in ("F", "?"):  # the board on screen takes question marks now
+        ms.cell(0, 0).click(button="right")
+        ms.expect_state(0, 0, expected)
+
+    # A board in play keeps its settings, and says when the switch applies.
+    ms.cell(0, 0).click(button="right")
+    ms.expect_state(0, 0, "#")
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    ms.page.get_by_role("switch", name="No guessing").uncheck()
+    notice = ms.page.locator(".toast", has_text="No guessing is off from the next game")
+    expect(notice).to_be_visible()
+    assert ms.game_id == third and api.get(third)["no_guess"] is True
+
+
+# ---- 6. counters past 999 ------------------------------------------------------------------
+
+# The segments lit for each digit, as a seven-segment display draws it.
+DIGITS = {
+    "abcdef": "0", "bc": "1", "abdeg": "2", "abcdg": "3", "bcfg": "4", "acdfg": "5",
+    "acdefg": "6", "abc": "7", "abcdefg": "8", "abcdfg": "9", "g": "-", "": " ",
+}
+
+
+def shown(counter: Locator) -> str:
+    """The digits a counter shows, read from its lit segments."""
+    groups: list[str] = counter.evaluate(
+        """el => [...el.querySelectorAll('svg > g')].map(g =>
+             [...g.querySelectorAll('.on')].map(p => p.dataset.seg).sort().join(''))"""
+    )
+    return "".join(DIGITS[g] for g in groups).strip()
+
+
+def test_counters_go_past_999(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(width=100, height=100, mines=2000, seed=1606)
+    ms.page.clock.install()
+    ms.play(game["id"], token)
+    mines = ms.page.locator("#mines-left")
+    expect(mines).to_have_attribute("aria-label", "Mines left: 2000")
+    expect_in_view(mines)
+    assert shown(mines) == "2000"
+
+    api.move(game["id"], token, "reveal", 50, 50)
+    timer = ms.page.locator("#timer")
+    expect(timer).to_have_attribute("data-value", re.compile(r"^\d+$"))
+    ms.page.clock.fast_forward("20:00")
+    expect(timer).to_have_attribute("data-value", re.compile(r"^1\d\d\d$"))
+    assert shown(timer) == timer.get_attribute("data-value")
+    expect_in_view(timer)
+    assert not overlap(box(timer), box(mines))
+
+
+# ---- 7. a spectator is told about hints ----------------------------------------------------
+
+
+def test_a_spectator_is_told_the_player_used_a_hint(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(preset="beginner", seed=1607)
+    gid = game["id"]
+    api.move(gid, token, "reveal", *FIRST["beginner"])
+    ms.watch(gid)
+    expect(ms.page.locator("#conn")).to_have_text("Live")
+    tag = ms.page.locator('#game-tags [data-tag="assisted"]')
+    expect(tag).to_have_count(0)
+
+    api.act(gid, token, "hint")
+    expect(tag).to_have_text("Assisted: 1 hint, not ranked")
+    expect_in_view(tag)
+    expect(ms.page.locator("#announcer")).to_have_text("The player used a hint: not ranked.")
+    api.act(gid, token, "hint")
+    expect(tag).to_have_text("Assisted: 2 hints, not ranked")
