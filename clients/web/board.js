@@ -150,7 +150,8 @@ export class Board {
 
   /** The cells `indices` changed. */
   update(indices) {
-    for (const i of indices) this.pending.delete(i);
+    // Only while cells wait: a cascade lists a million cells, and none may be waiting.
+    for (let k = 0; k < indices.length && this.pending.size; k++) this.pending.delete(indices[k]);
     this.view.refresh(indices);
     this.repaint(indices);
   }
@@ -458,10 +459,11 @@ export class Board {
   cellUnder(e) {
     const sc = this.scroller;
     const r = sc.getBoundingClientRect();
-    const x = e.clientX - r.left - sc.clientLeft;
-    const y = e.clientY - r.top - sc.clientTop;
-    if (x < 0 || y < 0 || x >= sc.clientWidth || y >= sc.clientHeight) return -1;
-    return this.view.cellAt(e.clientX, e.clientY);
+    // Mouse events give whole pixels: a point on the edge may fall just short of it.
+    const x = Math.min(Math.max(e.clientX - r.left - sc.clientLeft, 0), sc.clientWidth);
+    const y = Math.min(Math.max(e.clientY - r.top - sc.clientTop, 0), sc.clientHeight);
+    if (e.clientX < r.left - 1 || e.clientY < r.top - 1 || x >= sc.clientWidth || y >= sc.clientHeight) return -1;
+    return this.view.cellAt(r.left + sc.clientLeft + x, r.top + sc.clientTop + y);
   }
 
   onMouseDown(e) {
@@ -470,8 +472,9 @@ export class Board {
     if (i < 0 || !this.game) return;
     e.preventDefault();
     this.focusCell(i, { scroll: false });
-    if (this.readonly || this.game.finished) return;
+    // Zooming in is for watchers and finished boards too.
     if (e.button === 0 && !this.mouse && this.zoomInstead(e)) return;
+    if (this.readonly || this.game.finished) return;
     const m = this.mouse || (this.mouse = { hover: i, mode: null, spent: false });
     m.hover = i;
     if (m.spent) return;

@@ -182,7 +182,8 @@ export class BoardView {
     const min = Math.min(this.allCell(), minPlayableCell(), MIN_END_CELL);
     let size = clamp(cell, min, MAX_CELL);
     const device = size * this.dpr;
-    if (device >= MIN_SPRITE_PX) size = Math.round(device) / this.dpr;
+    // Whole device pixels, rounded down: "the whole board" must not come out a pixel too wide.
+    if (device >= MIN_SPRITE_PX) size = Math.floor(device + 1e-6) / this.dpr;
     this.cell = size;
     const space = this.els.space.style;
     space.width = `${this.width * size}px`;

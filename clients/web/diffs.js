@@ -3,9 +3,10 @@
 // (the same as three typed arrays, made off the main thread from a big message's text).
 // This is the one place that reads those forms: a more compact form for big changes
 // slots in here, and everything that applies or counts a change's cells goes through
-// `changedCells`.
+// `changedCells`. A view's board (rows of characters) may come packed too, as one array
+// of character codes (`boardCodes`).
 //
-// No DOM here: the worker that decodes big messages (decode.worker.js) and node's test
+// No DOM here: the worker that reads big messages (feed.worker.js) and node's test
 // runner load this module as the page does.
 
 /** A message this long (in characters) is decoded off the main thread. */
@@ -46,6 +47,17 @@ export function cellCount(change) {
 export function firstChar(change) {
   if (change.packed) return change.packed.length ? String.fromCharCode(change.packed.code[0]) : null;
   return change.cells.length ? change.cells[0][2] : null;
+}
+
+/** A view's board as one array of character codes, row after row. */
+export function boardCodes(view) {
+  if (view.packed) return view.packed;
+  const { width, height } = view;
+  const codes = new Uint8Array(width * height);
+  view.board.forEach((row, y) => {
+    for (let x = 0, i = y * width; x < width; x++, i++) codes[i] = row.charCodeAt(x);
+  });
+  return codes;
 }
 
 /**
@@ -107,6 +119,15 @@ function scanCells(text, from) {
  * with JSON.parse takes seconds, scanning them takes a fraction of that.
  */
 export function readMessage(text) {
+  if (text.startsWith('{"type":"snapshot"')) {
+    const message = JSON.parse(text);
+    const view = message.game;
+    if (view && Array.isArray(view.board) && view.width * view.height >= 4096) {
+      view.packed = boardCodes(view);
+      view.board = [];
+    }
+    return message;
+  }
   const at = text.indexOf(CELLS_KEY);
   if (at >= 0) {
     const scanned = scanCells(text, at + CELLS_KEY.length);
@@ -124,6 +145,7 @@ export function readMessage(text) {
 
 /** The buffers of a read message's packed cells: moved, not copied, between threads. */
 export function transferables(message) {
+  if (message && message.type === "snapshot") return message.game?.packed ? [message.game.packed.buffer] : [];
   const diff = message && (message.type === "result" ? message.diff : message);
   const p = diff && diff.packed;
   return p ? [p.x.buffer, p.y.buffer, p.code.buffer] : [];

@@ -3,7 +3,7 @@
 // next version, a view only when it is not older than what is held. Nothing here knows
 // the rules: cells change only as the server's diffs and views say.
 
-import { changedCells } from "./diffs.js";
+import { boardCodes, changedCells } from "./diffs.js";
 
 export const HIDDEN = "#";
 export const FLAG = "F";
@@ -82,7 +82,7 @@ export class Game extends Cells {
     this.load(view);
   }
 
-  /** Take a whole view (a snapshot): the board and everything about the game. */
+  /** Take a whole view (a snapshot): the board and everything about the game; the cells that changed. */
   load(view) {
     if (view.width !== this.width || view.height !== this.height) {
       throw new Error("a game never changes size");
@@ -108,19 +108,18 @@ export class Game extends Cells {
     this.stats = view.stats ?? null;
     // The timer runs from this reference: elapsed_ms as of the server time `at`.
     this.timeRef = { elapsed: view.elapsed_ms, at: parseTime(view.server_time) };
-    const w = this.width;
-    const changed = [];
-    view.board.forEach((row, y) => {
-      for (let x = 0; x < w; x++) {
-        const i = y * w + x;
-        const ch = row.charCodeAt(x);
-        if (this.cells[i] !== ch) {
-          this.cells[i] = ch;
-          changed.push(i);
-        }
+    const cells = this.cells;
+    const codes = boardCodes(view);
+    // A million cells: the indices go in a typed array, filled in one pass.
+    const changed = new Int32Array(cells.length);
+    let n = 0;
+    for (let i = 0; i < codes.length; i++) {
+      if (cells[i] !== codes[i]) {
+        cells[i] = codes[i];
+        changed[n++] = i;
       }
-    });
-    return changed;
+    }
+    return changed.subarray(0, n);
   }
 
   /** Where a version stands against the one held: "old" (held already), "next", or "ahead". */
@@ -135,18 +134,22 @@ export class Game extends Cells {
     return this.load(view);
   }
 
-  /** Apply the diff of the next version; returns the indices of the cells that changed. */
+  /** Apply the diff of the next version; returns the indices of the cells that changed (an Int32Array). */
   apply(diff) {
     if (this.place(diff.version) !== "next") {
       throw new Error(`diff ${diff.version} does not follow version ${this.version}`);
     }
-    const changed = [];
     const { x, y, code, length } = changedCells(diff);
+    const { width, height, cells } = this;
+    const changed = new Int32Array(length);
+    let n = 0;
     for (let k = 0; k < length; k++) {
-      const i = this.index(x[k], y[k]);
-      if (i < 0) continue;
-      this.cells[i] = code[k];
-      changed.push(i);
+      const cx = x[k];
+      const cy = y[k];
+      if (cx < 0 || cy < 0 || cx >= width || cy >= height) continue;
+      const i = cy * width + cx;
+      cells[i] = code[k];
+      changed[n++] = i;
     }
     this.version = diff.version;
     this.status = diff.status;
@@ -158,7 +161,7 @@ export class Game extends Cells {
     // A pause or a resume changes no cell: the page hides the board while `paused`.
     this.paused = diff.paused;
     if (diff.stats) this.stats = diff.stats;
-    return changed;
+    return changed.subarray(0, n);
   }
 
   /** What a change is measured against: the game's state before it. */

@@ -83,19 +83,26 @@ export class BoardImage {
 
   /** The cells at `indices` from `cells`. */
   set(indices, cells) {
-    const px = this.pixels;
-    const w = this.width;
-    let [x0, y0, x1, y1] = this.dirty ?? [w, this.height, -1, -1];
-    for (const i of indices) {
-      px[i] = PIXEL[cells[i] & 127];
-      const x = i % w;
-      const y = (i - x) / w;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
+    const n = indices.length;
+    if (n === 0) return;
+    if (n > cells.length / 8) {
+      this.setAll(cells);
+      return;
     }
-    if (x1 >= 0) this.dirty = [x0, y0, x1, y1];
+    const px = this.pixels;
+    let lo = Infinity;
+    let hi = -1;
+    for (let k = 0; k < n; k++) {
+      const i = indices[k];
+      px[i] = PIXEL[cells[i] & 127];
+      if (i < lo) lo = i;
+      if (i > hi) hi = i;
+    }
+    // The rows between the first and the last cell changed go to the canvas.
+    const w = this.width;
+    const rows = [Math.floor(lo / w), Math.floor(hi / w)];
+    const d = this.dirty;
+    this.dirty = d ? [0, Math.min(d[1], rows[0]), w - 1, Math.max(d[3], rows[1])] : [0, rows[0], w - 1, rows[1]];
   }
 
   /** The canvas, with every change on it. */

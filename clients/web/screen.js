@@ -15,7 +15,7 @@
 //   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting }
 
 import { coarsePointer, MIN_END_CELL, roomFor } from "./boardview.js";
-import { decode } from "./decoder.js";
+import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { levelSettings, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
 import { GameSession } from "./session.js";
@@ -221,6 +221,7 @@ export class Screen {
     c.session = new GameSession(game, {
       url: (since) => this.api.eventsUrl(c.id, since),
       token: c.mode === "play" ? token : null,
+      connect: connectFor(game.size),
       decode,
       clock: this.clock,
       onChange: (change) => this.changed(c, change),

@@ -109,6 +109,36 @@ class Minesweeper:
     def expect_opened(self, x: int, y: int) -> None:
         expect(self.cell(x, y)).to_have_attribute("data-state", re.compile(r"^[0-8]$"))
 
+    # what the board's canvas shows
+    PAINTED_JS = """([x, y, fx, fy]) => {
+        const space = document.querySelector('#board-space').getBoundingClientRect();
+        const grid = document.querySelector('#board');
+        const cell = parseFloat(getComputedStyle(grid).getPropertyValue('--cell'));
+        const canvas = document.querySelector('#board-canvas');
+        const box = canvas.getBoundingClientRect();
+        const dpr = canvas.width / box.width;
+        const px = Math.floor((space.left + (x + fx) * cell - box.left) * dpr);
+        const py = Math.floor((space.top + (y + fy) * cell - box.top) * dpr);
+        if (px < 0 || py < 0 || px >= canvas.width || py >= canvas.height) return null;
+        return [...canvas.getContext('2d').getImageData(px, py, 1, 1).data.slice(0, 3)];
+    }"""
+
+    def painted(self, x: int, y: int, at: tuple[float, float] = (0.2, 0.75)) -> Any:
+        """The colour the canvas shows at a point of cell (x, y) (None when out of view):
+        by default a point clear of a number or an icon, which shows the cell's ground."""
+        return self.page.evaluate(self.PAINTED_JS, [x, y, *at])
+
+    def expect_painted(
+        self, x: int, y: int, rgb: tuple[int, int, int], at: tuple[float, float] = (0.2, 0.75),
+        timeout: float = 10_000,
+    ) -> None:
+        """Wait until the canvas shows ``rgb`` at that point of cell (x, y)."""
+        self.page.wait_for_function(
+            f"args => {{ const c = ({self.PAINTED_JS})(args);"
+            f" return c && c.join() === {list(rgb)!r}.join(); }}",
+            arg=[x, y, *at], timeout=timeout,
+        )
+
     # the header
     def mines_left(self) -> int:
         return int(self.page.locator("#mines-left").get_attribute("data-value") or "nan")

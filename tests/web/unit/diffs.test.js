@@ -59,6 +59,17 @@ describe("readMessage", () => {
     assert.throws(() => readMessage("{not json"));
   });
 
+  it("packs a big snapshot's board, and a game takes it as it takes rows", () => {
+    const board = Array.from({ length: 80 }, (_, y) => Array.from({ length: 60 }, (_, x) => "#F012"[(x + y) % 5]).join(""));
+    const read = readMessage(JSON.stringify({ type: "snapshot", game: view({ board }) }));
+    assert.deepEqual(read.game.board, []);
+    assert.equal(read.game.packed.length, 4800);
+    assert.equal(transferables(read).length, 1);
+    assert.deepEqual(new Game(read.game).cells, new Game(view({ board })).cells);
+    // A small board stays as rows.
+    assert.deepEqual(readMessage(JSON.stringify({ type: "snapshot", game: view() })).game.board, view().board);
+  });
+
   it("reads a million cells", () => {
     const cells = [];
     for (let y = 0; y < 1000; y++) for (let x = 0; x < 1000; x++) cells.push([x, y, String(x % 9)]);
