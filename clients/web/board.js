@@ -21,11 +21,13 @@
 // refreshAll, mark / unmark, setPending, nudge, focus, cursorTo, and the flagMode and
 // readonly fields.
 
-import { BoardView, minPlayableCell } from "./boardview.js";
+import { BoardView, MANY_CELLS, minPlayableCell } from "./boardview.js";
 import { cellPlace, cellStateText } from "./cellwords.js";
 
 export const FULL_GRID = 2500;
 const WINDOW_CELLS = 1600;
+// The view rests when it has not moved for this long (ms): the grid's elements follow it.
+const WINDOW_REST_MS = 100;
 const LONG_PRESS_MS = 420;
 const TAP_SLOP_PX = 10;
 const NUDGE_MS = 320;
@@ -70,7 +72,9 @@ export class Board {
     this.window = null;
     this.elements = [];
     this.extra = null;
-    this.view = new BoardView(els, this, { onView: () => this.renderWindow(), onZoom });
+    this.windowTimer = 0;
+    this.rebuild = 0;
+    this.view = new BoardView(els, this, { onView: () => this.viewMoved(), onZoom });
 
     const sc = this.scroller;
     sc.addEventListener("mousedown", (e) => this.onMouseDown(e));
@@ -248,6 +252,21 @@ export class Board {
     return [x0, y0, x1, y1];
   }
 
+  /**
+   * The part of the board in view moved. On a big board the grid's elements follow once
+   * the view rests, so a pan stays smooth (clicks find their cell by where they land,
+   * and the keyboard brings its own cell's element at once).
+   */
+  viewMoved() {
+    clearTimeout(this.windowTimer);
+    if (this.view.zooming) return; // the view calls again once the zoom rests
+    if (this.game && this.game.size > FULL_GRID) {
+      this.windowTimer = setTimeout(() => this.renderWindow(), WINDOW_REST_MS);
+      return;
+    }
+    this.renderWindow();
+  }
+
   /** Build the grid's elements for the cells that need them (unless they have them). */
   renderWindow({ force = false } = {}) {
     if (!this.game) return;
@@ -352,9 +371,11 @@ export class Board {
   repaint(indices) {
     if (!this.game) return;
     const count = indices == null ? Infinity : indices.length ?? indices.size;
-    if (count > this.elements.length) {
-      this.elements.forEach((el) => this.paintElement(el, Number(el.dataset.i)));
-      if (this.extra) this.paintElement(this.extra, Number(this.extra.dataset.i));
+    if (count > MANY_CELLS) {
+      // Many cells (a cascade): the elements are made again in one go, far quicker than
+      // one by one, at the next frame, so the work is not all in one task.
+      cancelAnimationFrame(this.rebuild);
+      this.rebuild = requestAnimationFrame(() => this.renderWindow({ force: true }));
       return;
     }
     for (const i of indices) {
@@ -654,7 +675,7 @@ export class Board {
     const p = this.pinch;
     const now = this.pinchState();
     if (p.dist < 1) return;
-    this.view.zoomTo(p.cell * (now.dist / p.dist), { x: now.x, y: now.y });
+    this.view.zoomTo(p.cell * (now.dist / p.dist), { x: now.x, y: now.y }, { continuous: true });
     this.view.panBy(p.x - now.x, p.y - now.y);
     p.x = now.x;
     p.y = now.y;

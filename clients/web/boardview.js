@@ -9,7 +9,7 @@
 // the pressed, pending, marked and nudged cells. Painting happens once per frame at most,
 // whatever changed in between.
 
-import { BoardImage, drawMarks, PRESSED, Sprites, slotOf } from "./paint.js";
+import { BoardImage, drawMarks, PRESSED, scratchCanvas, Sprites, slotOf } from "./paint.js";
 
 // Cell sizes (CSS pixels): the largest the player can zoom to; the smallest worth a sprite
 // (below it, cells are drawn a colour each); the smallest a finger or a mouse can hit.
@@ -18,6 +18,10 @@ const MIN_SPRITE_PX = 7;
 export const MIN_TOUCH_CELL = 30;
 export const MIN_MOUSE_CELL = 22;
 const COMFORT_CELL = 40;
+// A zoom rests once no step came for this long (ms).
+const SETTLE_MS = 150;
+// A change to more cells than this is painted at the next frame, not at once.
+export const MANY_CELLS = 256;
 // A finished board is only looked at: its cells may be smaller, to show more of it.
 export const MIN_END_CELL = 12;
 // Zoom steps of the buttons, and of the keys + and -.
@@ -91,8 +95,11 @@ export class BoardView {
     this.image = null;
     this.frame = 0;
     this.scrollbar = null;
-    this.drawn = null; // what the last frame showed, to tell a pan from a change
-    this.paintedVersion = -1;
+    this.picture = null; // the overview's picture of the board
+    this.spriteSets = new Map(); // sprites by size, the last few used
+    this.zooming = false; // a zoom under way: the grid's elements follow once it rests
+    this.settleTimer = 0;
+    this.overviewStale = true;
     els.scroller.addEventListener("scroll", () => this.viewChanged(), { passive: true });
     els.scroller.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
     if (els.overview) this.wireOverview();
@@ -117,13 +124,20 @@ export class BoardView {
   /** Every cell changed (a new game or a view): the picture is made again. */
   refreshAll() {
     if (this.scene.game) this.image.setAll(this.scene.game.cells);
+    this.overviewStale = true;
     this.requestDraw();
   }
 
-  /** These cells changed. */
+  /**
+   * These cells changed: a few are painted now rather than at the next frame, so a move
+   * shows in the first frame after its answer; many (a cascade) at the next frame, so
+   * the work is not all in one task.
+   */
   refresh(indices) {
     if (this.scene.game) this.image.set(indices, this.scene.game.cells);
-    this.requestDraw();
+    this.overviewStale = true;
+    if (indices.length > MANY_CELLS) this.requestDraw();
+    else this.drawNow();
   }
 
   /**
@@ -176,8 +190,11 @@ export class BoardView {
     s.height = `${Math.ceil(h)}px`;
   }
 
-  /** Take cell size `cell` (CSS pixels), snapped to whole device pixels. */
-  setCell(cell) {
+  /**
+   * Take cell size `cell` (CSS pixels), snapped to whole device pixels. `settled`: the
+   * grid's elements take the size now (else once the zoom rests: see `zoomTo`).
+   */
+  setCell(cell, { settled = true } = {}) {
     this.dpr = window.devicePixelRatio || 1;
     const min = Math.min(this.allCell(), minPlayableCell(), MIN_END_CELL);
     let size = clamp(cell, min, MAX_CELL);
@@ -188,7 +205,7 @@ export class BoardView {
     const space = this.els.space.style;
     space.width = `${this.width * size}px`;
     space.height = `${this.height * size}px`;
-    this.els.grid.style.setProperty("--cell", `${size}px`);
+    if (settled) this.settle();
     this.els.area.dataset.zoom = size < minPlayableCell() - 0.01 ? "small" : "play";
     if (this.els.size) this.els.size.textContent = `${Math.round(size)} px`;
   }
@@ -267,7 +284,12 @@ export class BoardView {
     this.zoomTo(this.cell * factor, point, { choose });
   }
 
-  zoomTo(cell, point = null, { choose = false } = {}) {
+  /**
+   * Zoom to cell size `cell` around a point of the window. While a `continuous` zoom goes
+   * on (a pinch, a wheel), only the canvas follows it frame by frame; the grid's elements
+   * take the new size once it rests.
+   */
+  zoomTo(cell, point = null, { choose = false, continuous = false } = {}) {
     const sc = this.els.scroller;
     const before = this.cell;
     const box = sc.getBoundingClientRect();
@@ -275,7 +297,15 @@ export class BoardView {
     const fy = point ? point.y - box.top - sc.clientTop : sc.clientHeight / 2;
     const bx = (sc.scrollLeft + fx) / before;
     const by = (sc.scrollTop + fy) / before;
-    this.setCell(cell);
+    clearTimeout(this.settleTimer);
+    this.zooming = continuous;
+    if (continuous) {
+      this.settleTimer = setTimeout(() => {
+        this.settle();
+        this.onView();
+      }, SETTLE_MS);
+    }
+    this.setCell(cell, { settled: !continuous });
     this.sizeScroller();
     sc.scrollLeft = bx * this.cell - fx;
     sc.scrollTop = by * this.cell - fy;
@@ -284,6 +314,13 @@ export class BoardView {
       this.onZoom(this.cell);
     }
     this.viewChanged();
+  }
+
+  /** The grid's elements take the cell size: the zoom has come to rest. */
+  settle() {
+    clearTimeout(this.settleTimer);
+    this.zooming = false;
+    this.els.grid.style.setProperty("--cell", `${this.cell}px`);
   }
 
   /** The whole board in view, however small its cells. */
@@ -305,7 +342,8 @@ export class BoardView {
     // Ctrl + wheel, and a touchpad's pinch (which the browser sends as one), zoom the board.
     if (!e.ctrlKey) return;
     e.preventDefault();
-    this.zoomBy(Math.exp(-e.deltaY / 300), { x: e.clientX, y: e.clientY }, { choose: true });
+    const point = { x: e.clientX, y: e.clientY };
+    this.zoomTo(this.cell * Math.exp(-e.deltaY / 300), point, { choose: true, continuous: true });
   }
 
   // ---- the signs of what is out of view ----------------------------------------------------
@@ -360,6 +398,12 @@ export class BoardView {
     });
   }
 
+  drawNow() {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.draw();
+  }
+
   /** Paint now (what the next frame shows). */
   draw() {
     const { canvas, scroller } = this.els;
@@ -398,12 +442,17 @@ export class BoardView {
       this.drawSprites(ctx, game, Math.round(s), ox, oy, [x0, y0, x1, y1]);
     }
     this.drawOverview();
-    this.els.area.dataset.painted = String(game.version ?? 0);
+    const painted = String(game.version ?? 0);
+    if (this.els.area.dataset.painted !== painted) this.els.area.dataset.painted = painted;
   }
 
   drawSprites(ctx, game, s, ox, oy, [x0, y0, x1, y1]) {
-    if (!this.sprites || this.sprites.s !== s) this.sprites = new Sprites(s);
-    const sprites = this.sprites;
+    let sprites = this.spriteSets.get(s);
+    if (!sprites) {
+      sprites = new Sprites(s);
+      this.spriteSets.set(s, sprites);
+      if (this.spriteSets.size > 12) this.spriteSets.delete(this.spriteSets.keys().next().value);
+    }
     const { pressed, pending, marks, nudges } = this.scene;
     const cells = game.cells;
     const w = this.width;
@@ -450,7 +499,10 @@ export class BoardView {
     }
   }
 
-  /** The overview: the whole board in small, the part in view framed. */
+  /**
+   * The overview: the whole board in small, the part in view framed. The small picture
+   * is made again only when cells changed; a pan only moves the frame.
+   */
   drawOverview() {
     const ov = this.els.overview;
     if (!ov || !this.image) return;
@@ -463,11 +515,21 @@ export class BoardView {
       ov.height = Math.round(h * dpr);
       ov.style.width = `${w}px`;
       ov.style.height = `${h}px`;
+      this.picture = null;
+    }
+    if (!this.picture || this.picture.width !== ov.width || this.picture.height !== ov.height) {
+      this.picture = scratchCanvas(ov.width, ov.height);
+      this.overviewStale = true;
+    }
+    if (this.overviewStale) {
+      const sctx = this.picture.getContext("2d");
+      sctx.imageSmoothingEnabled = ov.width < this.width;
+      sctx.drawImage(this.image.canvas, 0, 0, this.width, this.height, 0, 0, ov.width, ov.height);
+      this.overviewStale = false;
     }
     const ctx = ov.getContext("2d");
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.imageSmoothingEnabled = ov.width < this.width;
-    ctx.drawImage(this.image.canvas, 0, 0, this.width, this.height, 0, 0, ov.width, ov.height);
+    ctx.drawImage(this.picture, 0, 0);
     const sc = this.els.scroller;
     const f = ov.width / (this.width * this.cell);
     const lw = Math.max(1, Math.round(1.5 * dpr));
