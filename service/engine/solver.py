@@ -920,7 +920,9 @@ def _words(why: Why, mine: bool, view: npt.NDArray[np.uint8], total: int) -> str
         if not mine:
             if n == 0:
                 return f"{at} has no mine around it"
-            return f"{at} already touches {_plural(n, 'known mine')}"
+            # Flags count as hidden (a player's marks may be wrong): say where the mines
+            # are known from, so a board without flags does not read as a contradiction.
+            return f"{at} already touches {_plural(n, 'mine')} that the numbers prove"
         if why.needed == n:
             return f"{at} has only {n} undecided {'neighbour' if n == 1 else 'neighbours'} left"
         return (

@@ -119,6 +119,50 @@ def test_errors(cli: Any, cli_env: dict[str, str]) -> None:
     assert not Path(cli_env["MINESWEEPER_TOKENS"]).with_name("x").exists()
 
 
+def test_usage_mistakes_exit_2_and_refusals_1_in_one_style(cli: Any) -> None:
+    """A mistake on the command line is the user's (2), a refusal the service's (1); each
+    is one line, ``minesweeper: what went wrong``."""
+    game_id = new_game(cli).game.id
+    usage = [
+        (("reveal", "not-an-id", "0", "0"), "not a game id"),
+        (("show", "1234"), "not a game id"),
+        (("reveal", "0" * 32, "0", "0"), "no saved token for game"),
+        (("leaderboard", "expert", "--limit", "0"), "not a number from 1 to 100"),
+        (("leaderboard", "expert", "--date", "2026-13-45"), "not a date"),
+        (("reveal", game_id, "x", "0"), "invalid int value"),
+        (("new", "--preset", "expert", "--width", "9"), "not both"),
+    ]
+    for args, words in usage:
+        done = cli(*args, check=False)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith("minesweeper: ") and words in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
+    refused = [
+        (("show", "0" * 32), "(not_found)"),
+        (("reveal", game_id, "50", "0"), "(invalid_request)"),
+        (("replay", game_id), "(game_in_progress)"),
+    ]
+    for args, code in refused:
+        done = cli(*args, check=False)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.startswith("minesweeper: ") and done.stderr.rstrip().endswith(code)
+        assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_show_defaults_to_the_last_game_made_here(cli: Any, cli_env: dict[str, str]) -> None:
+    first = new_game(cli, "--seed", "320").game.id
+    second = new_game(cli, "--preset", "intermediate").game.id
+    assert first != second
+    out = cli("show").stdout
+    assert out.count("#" * 16) == 16, "the intermediate board, made last"
+    assert msgspec.json.decode(cli("show", "--json").stdout, type=GameView).id == second
+    none = Path(cli_env["MINESWEEPER_TOKENS"]).with_name("none.json")
+    empty = {**cli_env, "MINESWEEPER_TOKENS": str(none)}
+    nothing = subprocess.run([*command(), "show"], env=empty, capture_output=True, text=True,
+                             timeout=60)
+    assert nothing.returncode == 2 and "no game made or played here yet" in nothing.stderr
+
+
 def watch(live_server: str, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*command(), "watch", *args, "--url", live_server], env=env, text=True,
@@ -160,7 +204,7 @@ def test_watch_text_from_since(live_server: str, cli_env: dict[str, str]) -> Non
     assert lines[0] == f"v2 flag {flag[0]},{flag[1]}: 1 cell  playing  mines left 9  " + \
         lines[0].split("  ")[-1]
     assert lines[1].startswith("v3 reveal") and "lost" in lines[1]
-    assert lines[-2].startswith("Boom!")
+    assert lines[-2].startswith("The player hit a mine after ")  # told as the player's end
     assert lines[-1].startswith("clicks 3 (") and lines[-1].endswith("  unassisted")
     assert "X" in out and "\n".join(game.view.board) in out
 
@@ -206,7 +250,7 @@ def test_new_prints_the_token_it_cannot_save(
 def test_hint(cli: Any, live_server: str) -> None:
     game_id = new_game(cli, "--seed", "310").game.id
     out = cli("hint", game_id).stdout.splitlines()
-    assert out[0] == "hint: 4,4 is safe: the first click never hits a mine"
+    assert out[0] == "hint: (4, 4) is safe: the first click never hits a mine"
     assert out[1:10] == ["#" * 9] * 9
     cli("reveal", game_id, *map(str, FIRST))
     hint = msgspec.json.decode(cli("hint", game_id, "--json").stdout, type=Hint)
@@ -330,8 +374,10 @@ def test_leaderboard_options(cli: Any) -> None:
     bad = cli("leaderboard", "expert", "--date", "yesterday", check=False)
     assert bad.returncode == 2 and "not a date" in bad.stderr
     assert cli("leaderboard", "huge", check=False).returncode == 2
-    too_many = cli("leaderboard", "expert", "--limit", "1000", check=False)
-    assert too_many.returncode == 1 and "(invalid_request)" in too_many.stderr
+    for limit in ("0", "1000", "ten"):
+        wrong = cli("leaderboard", "expert", "--limit", limit, check=False)
+        assert wrong.returncode == 2, limit
+        assert wrong.stderr.startswith("minesweeper: argument --limit: not a number from 1 to 100")
 
 
 def test_new_daily_and_no_guess(cli: Any, live_server: str) -> None:
@@ -382,4 +428,4 @@ def test_watch_prints_pause_and_resume(live_server: str, cli_env: dict[str, str]
     assert lines[paused + 12].startswith("v3 resume: clock running, board shown  playing")
     assert lines[paused + 13:paused + 22] == board
     assert any(line.startswith("v5 reveal") and "lost" in line for line in lines)
-    assert lines[-2].startswith("Boom!")
+    assert lines[-2].startswith("The player hit a mine after ")  # told as the player's end

@@ -9,7 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from minesweeper import Client
-from minesweeper.play import HELP
+from minesweeper.frame import help_line
 from minesweeper.tokens import TokenStore
 
 from .conftest import FIRST, command, mines_of, safe_cells
@@ -176,8 +176,9 @@ def test_spectator_without_a_token(
     assert client.get(game.id).version == 0
 
 
-HINT = re.compile(r"hint: (\d+),(\d+) (is safe|is a mine|is the safest guess): ([^\x1b\r\n]+)")
-UNDERLINE, REVERSE, ON_GREEN = "\x1b[4m", "\x1b[7m", "\x1b[30;42m"
+HINT = re.compile(r"hint: \((\d+), (\d+)\) (is safe|is a mine|is the safest guess): ([^\x1b\r\n]+)")
+HELP = help_line(79, watching=False)
+UNDERLINE, ON_GREEN = "\x1b[4m", "\x1b[30;42m"
 
 
 def test_hint_key_then_win(
@@ -193,8 +194,8 @@ def test_hint_key_then_win(
     t.send("h")
     hint = t.expect(HINT.pattern)
     x, y, kind = int(hint.group(1)), int(hint.group(2)), hint.group(3)
-    # The hinted cell, under the cursor now: underlined (no colours here) and reversed.
-    assert re.search(re.escape(UNDERLINE + REVERSE) + "[·.]", str(t.child.before))
+    # The hinted cell, under the cursor now: underlined (no colours here), in the cursor's brackets.
+    assert re.search(re.escape("[" + UNDERLINE) + "[·.]", str(t.child.before))
     view = client.get(game_id)
     assert view.board[y][x] == "#" and view.stats.hints == 1 and view.stats.assisted
     assert kind == "is safe" and (x, y) not in mines  # this seed's first hint
@@ -226,8 +227,9 @@ def test_hint_in_colour_and_for_a_watcher(
     t.expect("reveal a cell to start")
     t.send("dds")  # away from the middle, where the first hint will take the cursor back
     t.send("h")
-    t.expect("hint: 4,4 is safe: the first click never hits a mine")
-    assert ON_GREEN + REVERSE in str(t.child.before)  # a safe cell lights up green
+    t.expect(re.escape("hint: (4, 4) is safe: the first click never hits a mine"))
+    # A safe cell lights up green, and the cursor on it shows in brackets.
+    assert "[" + ON_GREEN in str(t.child.before)
     t.quit()
     game = client.new_game("beginner")
     watcher = open_terminal(terminals, live_server, cli_env, game.id)
@@ -254,7 +256,7 @@ def test_pause_key(
     board = client.get(game_id).board
     t.send("p")
     # The whole frame, from the status line to the help: no cell of the board in it.
-    frame = t.expect(r"time (\d+)   paused\x1b\[K(.*?)" + re.escape(HELP))
+    frame = t.expect(r"time (\d+)   paused   \(\d+, \d+\)\x1b\[K(.*?)" + re.escape(HELP))
     body = frame.group(2)
     assert "paused: the clock is stopped; p resumes" in body
     assert not re.search(r"[0-9#·.]", body), body
@@ -266,7 +268,7 @@ def test_pause_key(
     t.expect("the game is paused: p to resume")
     assert client.get(game_id).version == 2  # nothing was sent
     client.resume(game_id, token=token)  # from elsewhere: the screen follows
-    t.expect(r"time \d+   playing\x1b\[K")
+    t.expect(r"time \d+   playing   \(\d+, \d+\)\x1b\[K")
     first_row = " ".join({"#": "[·.]", "0": " "}.get(c, c) for c in board[0])
     t.expect(" " + first_row + re.escape("\x1b[K"))  # the board is back
     t.send("p")

@@ -87,11 +87,11 @@ def test_known_positions(case: Case) -> None:
 
 def test_reasons_in_words() -> None:
     a = analyze(["###", "121", "000"], 2)
-    assert a.reason(1, 0) == "the 1 at (2, 1) already touches 1 known mine"
+    assert a.reason(1, 0) == "the 1 at (2, 1) already touches 1 mine that the numbers prove"
     assert a.reason(0, 0) == "the 1 at (0, 1) has only 1 undecided neighbour left"
     assert a.reason(2, 0) == "the 1 at (0, 1) and the 2 at (1, 1) together force a mine here"
     a = analyze(["###", "22#"], 2)
-    assert a.reason(2, 0) == "the 2 at (1, 1) already touches 2 known mines"
+    assert a.reason(2, 0) == "the 2 at (1, 1) already touches 2 mines that the numbers prove"
     assert a.reason(0, 0) == "the 2 at (0, 1) has only 2 undecided neighbours left"
     a = analyze(["#3#", "3##", "##2"], 4)
     assert a.reason(1, 1) == (
@@ -151,7 +151,7 @@ def test_best_hint_prefers_safe_then_mine_then_the_safest_guess() -> None:
     hint = best_hint(["###", "121", "000"], 2)
     assert hint is not None
     assert (hint.x, hint.y, hint.kind, hint.mine_probability) == (1, 0, "safe", 0.0)
-    assert hint.reason == "the 1 at (2, 1) already touches 1 known mine"
+    assert hint.reason == "the 1 at (2, 1) already touches 1 mine that the numbers prove"
     hint = best_hint(["1#", "11", "00"], 1)
     assert hint is not None and (hint.x, hint.y, hint.kind) == (1, 0, "mine")
     assert hint.mine_probability == 1.0

@@ -2,6 +2,7 @@
 
     minesweeper register ada
     minesweeper new --preset expert
+    minesweeper show
     minesweeper reveal GAME 4 4
     minesweeper hint GAME
     minesweeper watch GAME
@@ -11,6 +12,9 @@
     minesweeper play
 
 After ``register`` the player's token is saved, and the games made here are theirs.
+
+Exit status: 0; 1 when the service refused or could not be reached; 2 for a mistake on
+the command line. Every error is one line on stderr: ``minesweeper: what went wrong``.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
-from typing import Any, get_args
+from typing import Any, NoReturn, get_args
 
 import httpx
 import msgspec
@@ -48,6 +53,34 @@ class Usage(Exception):
     """A mistake on the command line that argparse cannot see."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its mistakes said as every other error is (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"minesweeper: {message} (see '{self.prog} --help')\n")
+
+
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _game_id(value: str) -> str:
+    """GAME: a game's id, 32 hex digits."""
+    if not _GAME_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"not a game id (32 hex digits): {value!r}")
+    return value
+
+
+def _limit(value: str) -> int:
+    """``--limit``: how many places, 1 to 100."""
+    try:
+        limit = int(value)
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= 100:
+        raise argparse.ArgumentTypeError(f"not a number from 1 to 100: {value!r}")
+    return limit
+
+
 def _date(value: str) -> str:
     """``--date``: YYYY-MM-DD, or ``today`` (in UTC, as the service dates daily boards)."""
     if value == "today":
@@ -63,7 +96,7 @@ def _date(value: str) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     # --url and --json work before or after the command.
-    shared = argparse.ArgumentParser(add_help=False)
+    shared = _Parser(add_help=False)
     shared.add_argument(
         "--url", default=argparse.SUPPRESS,
         help=f"service URL (default $MINESWEEPER_URL or {DEFAULT_URL})",
@@ -72,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
         "--json", action="store_true", default=argparse.SUPPRESS,
         help="print the service's JSON instead of text",
     )
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="minesweeper", parents=[shared],
         description="Play Minesweeper against a Minesweeper service.",
     )
@@ -102,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                             "already open, a leaderboard of its own")
 
     def game_argument(p: argparse.ArgumentParser, *, token: bool = True) -> None:
-        p.add_argument("game", metavar="GAME", help="game id")
+        p.add_argument("game", metavar="GAME", type=_game_id, help="game id")
         if token:
             p.add_argument("--token", help="the game's token (default: the one saved by new)")
 
@@ -116,7 +149,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="a retry with the same key is applied once")
 
     board_options(command("new", "start a game and save its token"))
-    game_argument(command("show", "print a game's board"), token=False)
+    show = command("show", "print a game's board")
+    show.add_argument("game", metavar="GAME", type=_game_id, nargs="?",
+                      help="game id (default: the last game made here)")
     move_arguments(command("reveal", "reveal a cell"))
     flag = command("flag", "flag a cell (again: unflag)")
     move_arguments(flag)
@@ -138,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
     board.add_argument("--bots", action="store_true", help="the bots' board, not the humans'")
     board.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                        help="the daily board of that day (or 'today')")
-    board.add_argument("--limit", type=int, default=10, metavar="N",
+    board.add_argument("--limit", type=_limit, default=10, metavar="N",
                        help="how many places, 1 to 100 (default 10)")
     watch = command("watch", "print a game's moves as they happen")
     game_argument(watch, token=False)
@@ -158,7 +193,8 @@ def _parser() -> argparse.ArgumentParser:
     rename = command("rename", "give the registered player a new name")
     rename.add_argument("name", metavar="NAME", help="2 to 20 of A-Z a-z 0-9 _ -")
     play = command("play", "play in the terminal (a new game, or GAME)")
-    play.add_argument("game", metavar="GAME", nargs="?", help="a game to go on with")
+    play.add_argument("game", metavar="GAME", type=_game_id, nargs="?",
+                      help="a game to go on with")
     play.add_argument("--token", help="the game's token (default: the saved one)")
     board_options(play)
     return parser
@@ -247,10 +283,13 @@ class Cli:
         self.created(client.new_game(**self.new_game_options()))
 
     def show(self, client: Client) -> None:
+        game_id = self.args.game or self.tokens.last(self.url)
+        if game_id is None:
+            raise Usage("no game made or played here yet: give its GAME id")
         if self.json:
-            self.dump(client.get(self.args.game))
+            self.dump(client.get(game_id))
         else:
-            self.board(client, self.args.game)
+            self.board(client, game_id)
 
     def reset(self, client: Client) -> None:
         self.created(client.reset(self.args.game, token=self.token()))
@@ -380,7 +419,7 @@ class Cli:
                 if not self.json:
                     if isinstance(message, Diff) and not a.board:
                         self.show_view(view)
-                    self.out(text.outcome(view) or "")
+                    self.out(text.outcome(view, watching=True) or "")
                     self.out(text.stats_line(view.stats))
                 return None
         return None
@@ -418,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 getattr(cli, args.command)(client)
     except ApiError as exc:
         p = exc.problem
-        print(f"minesweeper: {p.title} ({p.code}): {p.detail}", file=sys.stderr)
+        print(f"minesweeper: {p.detail} ({p.code})", file=sys.stderr)
         return 1
     except Usage as exc:
         print(f"minesweeper: {exc}", file=sys.stderr)

@@ -2,7 +2,9 @@
 
 Moves go over the game's WebSocket, which also brings moves made elsewhere (another
 terminal, the web page) and keeps the clock in step with the server's timestamps.
-No curses: the whole screen is redrawn with ANSI sequences after every change.
+No curses: the whole screen (laid out by :mod:`minesweeper.frame` to fit the terminal)
+is redrawn with ANSI sequences after every change. Without the game's token it watches:
+no move keys, and the end is told as the player's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import shutil
 import signal
 import sys
 import termios
-import textwrap
 import time
 import tty
 from collections.abc import Awaitable, Iterator
@@ -25,25 +26,23 @@ import httpx
 from . import text
 from .aio import AsyncClient
 from .errors import ApiError
+from .frame import Scene, frame
 from .game import Game
 from .live import LiveGame
 from .tokens import TokenStore
-from .wire import Action, Diff, Heartbeat, Hint, Reset, Snapshot
+from .wire import Action, Diff, Heartbeat, Hint, Hinted, Reset, Snapshot
 
 __all__ = ["play"]
 
 T = TypeVar("T")
 
-HELP = "arrows/wasd move  space reveal  f flag  c chord  h hint  p pause  n new  q quit"
 _ARROWS = {b"A": "up", b"B": "down", b"C": "right", b"D": "left"}
+# What a watcher cannot do (moving the cursor and starting a game of one's own it can).
+_MOVE_KEYS = {"space", "enter", "f", "c", "h", "p"}
 _STEPS = {
     "up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0),
     "w": (0, -1), "s": (0, 1), "a": (-1, 0), "d": (1, 0),
 }
-REVERSE = text.REVERSE
-# A hinted cell: green when safe, red for a mine, yellow for a guess; underlined without colour.
-HINTED = {"safe": "\x1b[30;42m", "mine": "\x1b[30;41m", "guess": "\x1b[30;43m"}
-UNDERLINE = "\x1b[4m"
 # The network failing under a request: the service is not there, or stopped answering.
 _UNREACHABLE = (OSError, httpx.TransportError, TimeoutError)
 
@@ -156,6 +155,9 @@ class Player:
                     self.sync_clock(message.server_time)
                 elif isinstance(message, Reset):
                     self.message = f"this game was reset; it goes on as {message.next_id}"
+                elif isinstance(message, Hinted) and self.watching:
+                    n = message.hints
+                    self.message = f"the player used a hint ({n} so far): the game is not ranked"
                 self.draw()
         except (ApiError, *_UNREACHABLE) as exc:
             self.message = f"live updates stopped: {exc}"
@@ -172,9 +174,15 @@ class Player:
 
     # ---- keys -----------------------------------------------------------------------------
 
+    @property
+    def watching(self) -> bool:
+        return self.game.token is None
+
     async def press(self, key: str) -> None:
         view = self.game.view
-        if key in _STEPS:
+        if self.watching and key in _MOVE_KEYS:
+            self.message = "watching only: no token for this game here (pass --token)"
+        elif key in _STEPS:
             dx, dy = _STEPS[key]
             x, y = self.cursor
             x, y = min(max(x + dx, 0), view.width - 1), min(max(y + dy, 0), view.height - 1)
@@ -198,7 +206,7 @@ class Player:
 
     def refused(self) -> bool:
         """Whether this terminal cannot play right now, with the reason in the message."""
-        if self.game.token is None:
+        if self.watching:
             self.message = "watching only: no token for this game here (pass --token)"
         elif self.game.finished:
             self.message = "the game is over: n for a new game, q to quit"
@@ -308,59 +316,15 @@ class Player:
     # ---- the screen -----------------------------------------------------------------------
 
     def draw(self) -> None:
-        v = self.game.view
         columns, lines = Terminal.size()
-        finished = v.status in ("won", "lost")
-        # The end screen: how it went, then the numbers (hints used included).
-        footer = ["", text.outcome(v) or "", text.stats_line(v.stats) if finished else ""]
-        footer += textwrap.wrap(self.message, max(columns - 1, 20), max_lines=2) or [""]
-        footer.append(HELP)
-        header = 3
-        rows, cols = max(lines - header - len(footer), 1), max((columns - 2) // 2, 1)
-        self.scroll(rows, cols)
-        left, top = self.origin
-        seconds = self.elapsed_ms() // 1000
-        state = {"ready": "reveal a cell to start"}.get(v.status, v.status)
-        if v.paused:
-            state = "paused"
-        out = [
-            f"Minesweeper  {text.describe(v)}  game {v.id}",
-            f"mines left {v.mines_left}   time {seconds}   {state}",
-            "",
-        ]
-        shown = range(top, min(top + rows, v.height))
-        if v.paused:
-            # Nothing of the board while paused, not even the hidden cells' layout.
-            blank = [""] * len(shown)
-            blank[len(blank) // 2] = "   paused: the clock is stopped" + (
-                "; p resumes" if self.game.token else "")
-            out += blank
-        else:
-            for y in shown:
-                row = v.board[y]
-                xs = range(left, min(left + cols, v.width))
-                out.append(" " + " ".join(self.cell(row[x], x, y) for x in xs))
-        out += footer
+        scene = Scene(
+            view=self.game.view, cursor=self.cursor, origin=self.origin,
+            seconds=self.elapsed_ms() // 1000, watching=self.watching, colour=self.colour,
+            hidden=self.hidden, hint=self.hint, message=self.message,
+        )
+        out, self.origin = frame(scene, columns, lines)
         # Home, each line then clear to its end, then clear below: no flicker, no leftovers.
         Terminal.write("\x1b[H" + "\x1b[K\n".join(out) + "\x1b[K\x1b[J")
-
-    def cell(self, char: str, x: int, y: int) -> str:
-        shown = {"#": self.hidden, "0": " "}.get(char, char)
-        style = ""
-        if self.hint is not None and (x, y) == (self.hint.x, self.hint.y):
-            style = HINTED[self.hint.kind] if self.colour else UNDERLINE
-        if (x, y) == self.cursor:
-            style += REVERSE
-        if not style and self.colour:
-            style = text.STYLES.get(char, "")
-        return f"{style}{shown}{text.RESET}" if style else shown
-
-    def scroll(self, rows: int, cols: int) -> None:
-        """Move the window over a board larger than the terminal to keep the cursor in it."""
-        (x, y), (left, top) = self.cursor, self.origin
-        left = min(max(left, x - cols + 1), x)
-        top = min(max(top, y - rows + 1), y)
-        self.origin = (left, top)
 
 
 async def _play(
@@ -379,7 +343,7 @@ async def _play(
         with Terminal():
             await player.run()
         v = player.game.view
-        outcome = text.outcome(v)
+        outcome = text.outcome(v, watching=player.watching)
         if outcome is None:
             return f"game {v.id}: {text.status_line(v)}"
         return f"game {v.id}: {outcome}\n{text.stats_line(v.stats)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from typing import TextIO
 
@@ -103,15 +104,18 @@ def diff_line(diff: Diff) -> str:
     )
 
 
-def outcome(view: GameView) -> str | None:
-    """The end-of-game message, or ``None`` while the game goes on; :func:`stats_line`
-    has the numbers."""
+def outcome(view: GameView, *, watching: bool = False) -> str | None:
+    """The end-of-game message, to the player or to someone ``watching``, or ``None``
+    while the game goes on; :func:`stats_line` has the numbers."""
     if view.status not in ("won", "lost"):
         return None
     took = seconds(view.elapsed_ms)
+    who = view.player or "The player"
     if view.status == "lost":
+        if watching:
+            return f"{who} hit a mine after {took}."
         return f"Boom! You hit a mine after {took}."
-    return f"You won in {took}!"
+    return f"{who} won in {took}!" if watching else f"You won in {took}!"
 
 
 def stats_line(stats: Stats) -> str:
@@ -134,8 +138,17 @@ def stats_line(stats: Stats) -> str:
 
 
 def hint_line(hint: Hint) -> str:
+    """The hint in one sentence, its cell named as its reason names cells: ``(x, y)``."""
     what = {"safe": "is safe", "mine": "is a mine", "guess": "is the safest guess"}[hint.kind]
-    return f"hint: {hint.x},{hint.y} {what}: {hint.reason}"
+    return f"hint: ({hint.x}, {hint.y}) {what}: {hint.reason}"
+
+
+_CELL = re.compile(r"\((\d+), (\d+)\)")
+
+
+def named_cells(reason: str) -> set[tuple[int, int]]:
+    """The cells a hint's reason names, as (x, y)."""
+    return {(int(x), int(y)) for x, y in _CELL.findall(reason)}
 
 
 def _offset(ms: int) -> str:

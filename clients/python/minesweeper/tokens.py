@@ -60,6 +60,15 @@ class TokenStore:
         entry = self._load().get(game_id)
         return entry.token if entry else None
 
+    def last(self, url: str) -> str | None:
+        """The id of the game saved last for the service at ``url``."""
+        last: tuple[int, str] | None = None
+        for game_id, entry in self._load().items():  # oldest first
+            same = entry.url.rstrip("/") == url.rstrip("/")
+            if same and (last is None or entry.saved_at >= last[0]):
+                last = (entry.saved_at, game_id)
+        return last[1] if last else None
+
     def put(self, game_id: str, token: str, url: str) -> None:
         entries = self._load()
         entries[game_id] = _Entry(token, url, int(time.time()))
