@@ -42,6 +42,7 @@ const CLASS_OF = {
 };
 
 const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+const attr = (text) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
 export class Board {
   /**
@@ -95,10 +96,6 @@ export class Board {
       const i = this.indexOf(e.target);
       if (i >= 0 && i !== this.focusIndex) this.setFocusIndex(i);
     });
-  }
-
-  get cellSize() {
-    return this.view.cell;
   }
 
   // ---- showing a game ---------------------------------------------------------------------
@@ -356,8 +353,7 @@ export class Board {
   cellHtml(i, x, y) {
     const [cls, label, ch] = this.describe(i);
     const tab = i === this.focusIndex ? 0 : -1;
-    const state = ch === '"' ? "&quot;" : ch;
-    return `<div role="gridcell" class="${cls}" tabindex="${tab}" aria-colindex="${x + 1}" aria-label="${label}" data-i="${i}" data-x="${x}" data-y="${y}" data-state="${state}"></div>`;
+    return `<div role="gridcell" class="${cls}" tabindex="${tab}" aria-colindex="${x + 1}" aria-label="${attr(label)}" data-i="${i}" data-x="${x}" data-y="${y}" data-state="${attr(ch)}"></div>`;
   }
 
   paintElement(el, i) {
