@@ -77,7 +77,7 @@ export class BoardView {
   /**
    * `els`: { area, canvas, scroller, space, grid, overview, where, zoomIn, zoomOut, fit, size }.
    * `scene`: { game, pressed, pending, marks, nudges }. `onView()`: the part in view changed.
-   * `onZoom(cell)`: the player chose a cell size.
+   * `onZoom(cell)`: the player chose a cell size (null: fit the window again).
    */
   constructor(els, scene, { onView = () => {}, onZoom = () => {} } = {}) {
     this.els = els;
@@ -106,6 +106,8 @@ export class BoardView {
     els.zoomIn?.addEventListener("click", () => this.zoomBy(ZOOM_STEP, null, { choose: true }));
     els.zoomOut?.addEventListener("click", () => this.zoomBy(1 / ZOOM_STEP, null, { choose: true }));
     els.fit?.addEventListener("click", () => this.showAll());
+    // The size shown is a button too: back to fitting the board to the window.
+    els.size?.addEventListener("click", () => this.onZoom(null));
   }
 
   // ---- the board and its size -------------------------------------------------------------
@@ -207,7 +209,10 @@ export class BoardView {
     space.height = `${this.height * size}px`;
     if (settled) this.settle();
     this.els.area.dataset.zoom = size < minPlayableCell() - 0.01 ? "small" : "play";
-    if (this.els.size) this.els.size.textContent = `${Math.round(size)} px`;
+    if (this.els.size) {
+      this.els.size.textContent = `${Math.round(size)} px`;
+      this.els.size.setAttribute("aria-label", `Cell size ${Math.round(size)} pixels: fit the window`);
+    }
   }
 
   // ---- what is in view ------------------------------------------------------------------

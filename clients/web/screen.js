@@ -349,10 +349,14 @@ export class Screen {
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
   }
 
-  /** The player chose a cell size (zoom buttons, keys, pinch): new boards take it too. */
+  /**
+   * The player chose a cell size (zoom buttons, keys, pinch): new boards take it too; or
+   * none (null): boards fit the window again.
+   */
   zoomed(cell) {
-    this.prefs.cellSize = Math.round(cell * 100) / 100;
+    this.prefs.cellSize = cell == null ? null : Math.round(cell * 100) / 100;
     savePrefs(this.prefs);
+    if (cell == null) this.fit({ force: true });
   }
 
   render({ fit = true } = {}) {

@@ -105,6 +105,8 @@ export const DEFAULT_PREFS = Object.freeze({
   noGuess: false,
   // Ask before the first hint of a game that could be ranked.
   confirmHints: true,
+  // The cell size (CSS pixels) the player chose with the zoom; null: fit the window.
+  cellSize: null,
 });
 
 export function loadPrefs() {
