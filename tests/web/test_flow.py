@@ -95,6 +95,9 @@ def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, lev
     expect(result).to_contain_text("Boom! You hit a mine.")
     assert ms.page.evaluate("scrollY") == 0
     expect_in_view(result)
+    # Its stats are filled in (the time, 3BV, ...) and fit the window too.
+    expect(result.locator("#result-stats dt")).not_to_have_count(0)
+    expect_in_view(result.locator("#result-stats"))
     for name in ("Play again", "Watch replay"):
         expect_in_view(result.get_by_role("button", name=name))
     expect_in_view(ms.page.locator("#face"))
@@ -149,6 +152,7 @@ def test_the_skip_link_focuses_the_board_and_keeps_the_game(api: Api, ms: Minesw
         ms.page.keyboard.press("Enter")
         focused = ms.page.locator("#board [role=gridcell]:focus")
         expect(focused).to_have_count(1)
+        expect_in_view(focused)
         expect(ms.page).to_have_url(re.compile(f"#/game/{gid}$"))
 
     skip_to_board()
@@ -183,6 +187,9 @@ def test_notices_cover_no_control_and_go_with_their_game(
     expect(toast).to_be_visible()
     expect_in_view(toast)
     notice = box(toast)
+    # The controls the notices used to cover are on the screen, and none is under it.
+    for selector in ("#flag-mode", "#hint", "#share"):
+        expect_in_view(ms.page.locator(selector))
     for selector in ("#flag-mode", "#hint", "#pause", "#share", "#face", "#opt-marks",
                      ".levels", "#mines-left", "#timer"):
         control = ms.page.locator(selector)
