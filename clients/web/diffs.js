@@ -1,10 +1,10 @@
 // The cells a change lists, in every form the page gets them: the service's `cells`
-// ([x, y, char] triples, in a diff, a replay's move or a replay's start), or `packed`
-// (the same as three typed arrays, made off the main thread from a big message's text).
-// This is the one place that reads those forms: a more compact form for big changes
-// slots in here, and everything that applies or counts a change's cells goes through
-// `changedCells`. A view's board (rows of characters) may come packed too, as one array
-// of character codes (`boardCodes`).
+// ([x, y, chars] entries, in a diff, a replay's move or a replay's start, where `chars` is
+// one cell's character or, in a big change, a run of them along row y from x), or
+// `packed` (one entry a cell as three typed arrays, made off the main thread from a big
+// message's text). This is the one place that reads those forms: everything that applies
+// or counts a change's cells goes through `changedCells`. A view's board (rows of
+// characters) may come packed too, as one array of character codes (`boardCodes`).
 //
 // No DOM here: the worker that reads big messages (feed.worker.js) and node's test
 // runner load this module as the page does.
@@ -16,19 +16,29 @@ const OPEN = "[".charCodeAt(0);
 const CLOSE = "]".charCodeAt(0);
 const COMMA = ",".charCodeAt(0);
 const QUOTE = '"'.charCodeAt(0);
+const BACKSLASH = "\\".charCodeAt(0);
 const ZERO = "0".charCodeAt(0);
 const NINE = "9".charCodeAt(0);
 const CELLS_KEY = '"cells":[';
 
-/** `cells` as [x, y, char] triples, packed as { x, y, code, length }. */
+/** How many cells the entries `cells` list (a run lists several). */
+function countCells(cells) {
+  let n = 0;
+  for (const entry of cells) n += entry[2].length;
+  return n;
+}
+
+/** `cells` as [x, y, chars] entries, packed a cell each as { x, y, code, length }. */
 export function pack(cells) {
-  const n = cells.length;
+  const n = countCells(cells);
   const packed = { x: new Int32Array(n), y: new Int32Array(n), code: new Uint8Array(n), length: n };
-  for (let k = 0; k < n; k++) {
-    const [x, y, ch] = cells[k];
-    packed.x[k] = x;
-    packed.y[k] = y;
-    packed.code[k] = ch.charCodeAt(0);
+  let k = 0;
+  for (const [x, y, chars] of cells) {
+    for (let j = 0; j < chars.length; j++, k++) {
+      packed.x[k] = x + j;
+      packed.y[k] = y;
+      packed.code[k] = chars.charCodeAt(j);
+    }
   }
   return packed;
 }
@@ -40,13 +50,13 @@ export function changedCells(change) {
 
 /** How many cells `change` lists. */
 export function cellCount(change) {
-  return change.packed ? change.packed.length : change.cells.length;
+  return change.packed ? change.packed.length : countCells(change.cells);
 }
 
 /** The view character of the first cell `change` lists, or null when it lists none. */
 export function firstChar(change) {
   if (change.packed) return change.packed.length ? String.fromCharCode(change.packed.code[0]) : null;
-  return change.cells.length ? change.cells[0][2] : null;
+  return change.cells.length ? change.cells[0][2][0] : null;
 }
 
 /** A view's board as one array of character codes, row after row. */
@@ -61,9 +71,9 @@ export function boardCodes(view) {
 }
 
 /**
- * Read the `[[x,y,"c"],...]` list that starts at `from` in `text`, as the service writes
- * it. Returns { packed, end } (`end` just past its closing bracket), or null when the text
- * is not in that exact shape.
+ * Read the `[[x,y,"chars"],...]` list that starts at `from` in `text`, as the service
+ * writes it, a cell per character of a run. Returns { packed, end } (`end` just past its
+ * closing bracket), or null when the text is not in that exact shape.
  */
 function scanCells(text, from) {
   let capacity = 1024;
@@ -82,6 +92,11 @@ function scanCells(text, from) {
     }
     return v;
   };
+  const grow = (a, T) => {
+    const b = new T(capacity);
+    b.set(a);
+    return b;
+  };
   if (text.charCodeAt(i) === CLOSE) return { packed: { x: xs.subarray(0, 0), y: ys.subarray(0, 0), code: codes.subarray(0, 0), length: 0 }, end: i + 1 };
   for (;;) {
     if (text.charCodeAt(i++) !== OPEN) return null;
@@ -89,23 +104,25 @@ function scanCells(text, from) {
     if (x < 0 || text.charCodeAt(i++) !== COMMA) return null;
     const y = number();
     if (y < 0 || text.charCodeAt(i++) !== COMMA) return null;
-    if (text.charCodeAt(i) !== QUOTE || text.charCodeAt(i + 2) !== QUOTE || text.charCodeAt(i + 3) !== CLOSE) return null;
-    if (n === capacity) {
+    if (text.charCodeAt(i++) !== QUOTE) return null;
+    const start = i;
+    for (let c = text.charCodeAt(i); c !== QUOTE; c = text.charCodeAt(++i)) {
+      if (c === BACKSLASH || Number.isNaN(c)) return null; // escapes: the slow way
+    }
+    const run = i - start;
+    if (run === 0 || text.charCodeAt(i + 1) !== CLOSE) return null;
+    while (n + run > capacity) {
       capacity *= 2;
-      const grow = (a, T) => {
-        const b = new T(capacity);
-        b.set(a);
-        return b;
-      };
       xs = grow(xs, Int32Array);
       ys = grow(ys, Int32Array);
       codes = grow(codes, Uint8Array);
     }
-    xs[n] = x;
-    ys[n] = y;
-    codes[n] = text.charCodeAt(i + 1);
-    n += 1;
-    i += 4;
+    for (let j = 0; j < run; j++, n++) {
+      xs[n] = x + j;
+      ys[n] = y;
+      codes[n] = text.charCodeAt(start + j);
+    }
+    i += 2;
     const next = text.charCodeAt(i++);
     if (next === CLOSE) break;
     if (next !== COMMA) return null;

@@ -22,6 +22,19 @@ describe("changed cells", () => {
     assert.equal(firstChar({ cells: [] }), null);
   });
 
+  it("reads a big change's runs along a row a cell each, in both forms", () => {
+    const cells = [[0, 0, "001"], [2, 1, "F"], [1, 2, "12"]];
+    const each = [[0, 0, "0"], [1, 0, "0"], [2, 0, "1"], [2, 1, "F"], [1, 2, "1"], [2, 2, "2"]];
+    assert.deepEqual(unpack(changedCells({ cells })), each);
+    assert.equal(cellCount({ cells }), 6);
+    assert.equal(firstChar({ cells }), "0");
+    const read = readMessage(JSON.stringify(diff(1, cells)));
+    assert.deepEqual(read.cells, []);
+    assert.deepEqual(unpack(read.packed), each);
+    const g = new Game(view());
+    assert.deepEqual(Array.from(g.apply(read)), [0, 1, 2, 5, 7, 8]);
+  });
+
   it("applies a packed diff as it applies the listed one", () => {
     const listed = new Game(view());
     const packed = new Game(view());
@@ -68,6 +81,14 @@ describe("readMessage", () => {
     assert.deepEqual(new Game(read.game).cells, new Game(view({ board })).cells);
     // A small board stays as rows.
     assert.deepEqual(readMessage(JSON.stringify({ type: "snapshot", game: view() })).game.board, view().board);
+  });
+
+  it("reads a whole board of a million cells sent as a run a row", () => {
+    const cells = [];
+    for (let y = 0; y < 1000; y++) cells.push([0, y, Array.from({ length: 1000 }, (_, x) => String(x % 9)).join("")]);
+    const read = readMessage(JSON.stringify(diff(1, cells)));
+    assert.equal(read.packed.length, 1_000_000);
+    assert.deepEqual(unpack(read.packed).slice(-2), [[998, 999, "8"], [999, 999, "0"]]);
   });
 
   it("reads a million cells", () => {
