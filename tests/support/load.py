@@ -406,16 +406,25 @@ def stored_game(r: redis.Redis, game_id: str) -> engine.Game:
     return engine.decode(snap)  # type: ignore[arg-type]
 
 
+def diff_entries(r: redis.Redis, game_id: str) -> list[tuple[int, bytes]]:
+    """The diffs on the game's stream, as (version, diff): entries ``<version>-0``. The
+    notices between them (a reset, a hint given) take ``<version>-1``, ``-2``..."""
+    entries: list[Any] = r.xrange(f"ms:{{{game_id}}}:events")  # type: ignore[assignment]
+    ids = [eid.split(b"-") for eid, _ in entries]
+    return [(int(v), fields[b"d"]) for (v, seq), (_, fields) in zip(ids, entries, strict=True)
+            if seq == b"0"]
+
+
 def assert_stream_replays(r: redis.Redis, game_id: str) -> engine.Game:
     """The game loads, its stream holds versions 1..version with no gap, and replaying
     the stream's diffs onto an all-hidden board gives exactly the stored board."""
     game = stored_game(r, game_id)
-    entries: list[Any] = r.xrange(f"ms:{{{game_id}}}:events")  # type: ignore[assignment]
-    ids = [int(eid.split(b"-")[0]) for eid, _ in entries]
+    entries = diff_entries(r, game_id)
+    ids = [version for version, _ in entries]
     assert ids == list(range(1, game.version + 1)), (
         f"stream of {game_id} holds {len(ids)} diffs for version {game.version}"
     )
-    diffs = [fields[b"d"] for _, fields in entries]
+    diffs = [d for _, d in entries]
     for version, d in zip(ids, diffs, strict=True):
         assert json.loads(d)["version"] == version
     assert replay_board(diffs, game.width, game.height) == game.board()
@@ -424,8 +433,7 @@ def assert_stream_replays(r: redis.Redis, game_id: str) -> engine.Game:
 
 def stream_diffs(r: redis.Redis, game_id: str) -> dict[int, bytes]:
     """The game's stream: version -> the diff's bytes."""
-    entries: list[Any] = r.xrange(f"ms:{{{game_id}}}:events")  # type: ignore[assignment]
-    return {int(eid.split(b"-")[0]): fields[b"d"] for eid, fields in entries}
+    return dict(diff_entries(r, game_id))
 
 
 def assert_acknowledged_kept(samples: Iterable[Sample], r: redis.Redis) -> int:
