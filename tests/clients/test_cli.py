@@ -156,6 +156,9 @@ def test_show_defaults_to_the_last_game_made_here(cli: Any, cli_env: dict[str, s
     out = cli("show").stdout
     assert out.count("#" * 16) == 16, "the intermediate board, made last"
     assert msgspec.json.decode(cli("show", "--json").stdout, type=GameView).id == second
+    # The player registered since is kept in the same file, and is no game.
+    cli("register", unique_name())
+    assert msgspec.json.decode(cli("show", "--json").stdout, type=GameView).id == second
     none = Path(cli_env["MINESWEEPER_TOKENS"]).with_name("none.json")
     empty = {**cli_env, "MINESWEEPER_TOKENS": str(none)}
     nothing = subprocess.run([*command(), "show"], env=empty, capture_output=True, text=True,

@@ -64,7 +64,7 @@ class TokenStore:
         """The id of the game saved last for the service at ``url``."""
         last: tuple[int, str] | None = None
         for game_id, entry in self._load().items():  # oldest first
-            same = entry.url.rstrip("/") == url.rstrip("/")
+            same = _base(entry.url) == _base(url) and not game_id.startswith(_PLAYER)
             if same and (last is None or entry.saved_at >= last[0]):
                 last = (entry.saved_at, game_id)
         return last[1] if last else None
