@@ -121,6 +121,8 @@ export class Hints {
     const { text, sources } = readableReason(hint.reason || "", g.width, g.height);
     const chance = formatPercent(hint.mine_probability);
     this.shown = { ...hint, c, i };
+    // The hint was asked for after any notice on show: it takes their place, uncovered.
+    this.notices.clear();
     const where = `row ${hint.y + 1}, column ${hint.x + 1}`;
     const kind = KIND[hint.kind] || "Hint:";
     const label = { safe: "hint: safe", mine: "hint: a mine", guess: `hint: best guess, ${chance} chance of a mine` }[hint.kind];

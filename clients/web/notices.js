@@ -60,6 +60,11 @@ export class Notices {
     timer = setTimeout(remove, timeout);
   }
 
+  /** Take away every notice: something newer (a hint) takes their place. */
+  clear() {
+    this.toasts.replaceChildren();
+  }
+
   /** Take away the notices about any game but `id`. */
   forgetAllBut(id) {
     for (const el of [...this.toasts.children]) {

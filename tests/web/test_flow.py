@@ -63,6 +63,17 @@ def expect_in_view(locator: Locator) -> None:
     assert b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= h + 0.5, (locator, b, w, h)
 
 
+def expect_uncovered(locator: Locator) -> None:
+    """In view, and what a tap at its middle lands on is it: nothing lies over it."""
+    expect_in_view(locator)
+    b = box(locator)
+    on_top = locator.evaluate(
+        "(el, [x, y]) => el.contains(document.elementFromPoint(x, y))",
+        [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2],
+    )
+    assert on_top, locator
+
+
 def overlap(a: Box, b: Box) -> bool:
     return (
         a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
@@ -124,8 +135,9 @@ def test_a_hint_moves_nothing_on_the_board(api: Api, device_ms: Any, device: str
     assert board_boxes(ms) == before
     # The reason and the way to play it are on the screen.
     expect_in_view(ms.page.locator("#hint-reason"))
+    expect_uncovered(ms.page.locator("#hint-panel .hint-text"))
     act = panel.get_by_role("button", name=re.compile("^(Open|Flag) it$"))
-    expect_in_view(act)
+    expect_uncovered(act)
 
     act.click()
     expect(panel).to_be_hidden()
