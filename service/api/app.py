@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
@@ -116,19 +117,24 @@ def create_app(config: Config | None = None) -> Starlette:
         if not config.redis_url:
             raise RuntimeError("REDIS_URL is not set; start the service with python -m service")
         redis = store.connect(config.redis_url, cluster=config.redis_cluster)
-        listener = store.connect_pubsub(config.redis_url, cluster=config.redis_cluster)
+        routing = store.Routing(config.redis_url, redis)
+        learning = asyncio.create_task(routing.learn(), name="pubsub-routing")
         buckets = store.Buckets(redis)
+        games = store.GameStore(
+            redis, ttl_seconds=config.game_ttl, buckets=buckets,
+            cache_bytes=config.game_cache_mb * 2**20, routing=routing,
+        )
         b = Backends(
             config=config,
-            games=store.GameStore(redis, ttl_seconds=config.game_ttl, buckets=buckets,
-                                  cache_bytes=config.game_cache_mb * 2**20),
-            players=store.PlayerStore(redis, game_ttl_seconds=config.game_ttl),
-            events=store.Events(listener),
+            games=games,
+            players=store.PlayerStore(
+                redis, game_ttl_seconds=config.game_ttl, routing=routing
+            ),
+            events=store.Events(routing),
             leaderboards=store.Leaderboards(redis),
             rate_limits=RateLimits(limits, buckets),
         )
         app.state.backends = b
-        await b.events.start()
         engine.preload()
         # What start-up built lives as long as the process: keeping it out of the
         # collector's full passes makes each of those a fraction of the cost.
@@ -136,8 +142,11 @@ def create_app(config: Config | None = None) -> Starlette:
         try:
             yield
         finally:
+            learning.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await learning
             await b.events.stop()
-            await listener.aclose()
+            await routing.aclose()
             await redis.aclose()
             access.flush()
 

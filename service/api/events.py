@@ -16,14 +16,13 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from .. import engine, wire
-from ..store import GameStore, Record, Subscription
-from ..store.events import RESYNC
+from ..store import GameStore, Record, Resync, Subscription, keys
 from . import backends, moves, views
 from .auth import authorise, hash_token
 from .backends import Backends
 from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
-from .sockets import Socket, counted, served, until_one_ends
+from .sockets import Socket, as_text, counted, served, until_one_ends
 
 
 class _Head(msgspec.Struct):
@@ -37,7 +36,6 @@ class _Head(msgspec.Struct):
 
 _head = msgspec.json.Decoder(_Head)
 _client_messages = msgspec.json.Decoder(wire.ClientMessage)
-_encode = wire.json_encoder.encode
 _ACTIONS: dict[type[Any], engine.Action] = {
     wire.RevealMessage: "reveal",
     wire.FlagMessage: "flag",
@@ -53,7 +51,8 @@ class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
 
 
 class Session(Socket):
-    """One socket: a writer that forwards live diffs, a reader that takes moves."""
+    """One socket: a writer that forwards live diffs, a reader that takes moves, and a
+    keeper that sends heartbeats while it is quiet and ends it when a send hangs."""
 
     def __init__(self, ws: WebSocket, game_id: str, b: Backends) -> None:
         super().__init__(ws, b)
@@ -64,19 +63,22 @@ class Session(Socket):
         self.hidden = False
         self.token: str | None = None
         # The notices sent on this socket: the stream and the channel may both bring one.
-        self._notices: set[bytes] = set()
+        self._notices: set[str] = set()
 
-    async def send_event(self, data: bytes, head: _Head) -> None:
+    def heartbeat(self) -> str:
+        return as_text(wire.Heartbeat(version=self.version, server_time=wire.timestamp(now_ms())))
+
+    async def send_event(self, text: str, head: _Head) -> None:
         """A diff not sent yet (then a fresh snapshot if it showed a hidden board again),
         or a notice not sent yet."""
         if head.version is None:
-            if data not in self._notices:
-                self._notices.add(data)
-                await self.send(data)
+            if text not in self._notices:
+                self._notices.add(text)
+                await self.send(text)
             return
         if head.version <= self.version:
             return
-        await self.send(data)
+        await self.send(text)
         self.version = head.version
         if self.hidden and not head.paused:
             await self.snapshot()
@@ -84,36 +86,41 @@ class Session(Socket):
     async def snapshot(self, record: Record | None = None) -> None:
         record = record or await self.games.load(self.game_id)
         view = views.record_view(self.game_id, record, now_ms())
-        await self.send(_encode(wire.Snapshot(view)))
+        await self.send(as_text(wire.Snapshot(view)))
         self.version = record.game.version
         self.hidden = view.paused
 
-    async def catch_up(self, since: int | None, record: Record | None = None) -> None:
-        """Replay the events after ``since``, or send a snapshot when the stream cannot."""
+    async def catch_up(self, since: int | None) -> None:
+        """Replay the events after ``since`` from the stream alone; when it cannot answer,
+        send a snapshot, unless ``since`` is the game's version already."""
         events = None if since is None else await self.games.events_after(self.game_id, since)
         if events is None:
-            await self.snapshot(record)
-            return
+            record = await self.games.load(self.game_id)
+            if since != record.game.version:
+                await self.snapshot(record)
+                return
+            events = []
         self.version = max(self.version, since or 0)
         for data in events:
-            await self.send_event(data, _head.decode(data))
+            await self.send_event(data.decode(), _head.decode(data))
 
-    async def forward(self, sub: Subscription) -> None:
+    async def forward(self, sub: Subscription[_Head], since: int | None) -> None:
+        """What the client missed (or a snapshot), then the live messages."""
+        await self.catch_up(since)
+        self.live.set()
         while True:
-            data = await self.next_event(sub)
-            if data is None:
-                now = wire.timestamp(now_ms())
-                await self.send(_encode(wire.Heartbeat(version=self.version, server_time=now)))
-                continue
-            if data == RESYNC:
+            item = await self.next_event(sub)
+            if isinstance(item, Resync):
                 await self.catch_up(self.version)
                 continue
-            head = _head.decode(data)
+            head = item.head
             if head.version is not None and head.version > self.version + 1:
                 await self.catch_up(self.version)
-            await self.send_event(data, head)
+            await self.send_event(item.text, head)
 
     async def receive(self) -> None:
+        # Answers come after the snapshot or replay.
+        await self.live.wait()
         while True:
             text = await self.receive_text()
             request_id = None
@@ -124,7 +131,7 @@ class Session(Socket):
             except Exception as exc:
                 err = api_error_of(exc)
                 out = wire.Error(id=request_id, problem=problem(err.status, err.code, err.detail))
-                await self.send(_encode(out))
+                await self.send(as_text(out))
 
     async def handle(self, message: Any) -> None:
         if isinstance(message, wire.Auth):
@@ -143,7 +150,7 @@ class Session(Socket):
         diff = await moves.move(
             self.backends, self.game_id, self.token, move, address=self.address
         )
-        await self.send(_encode(_RawResult(message.id, msgspec.Raw(diff))))
+        await self.send(as_text(_RawResult(message.id, msgspec.Raw(diff))))
 
 
 async def events(ws: WebSocket) -> None:
@@ -159,12 +166,10 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
     async with served(session, "too slow: reconnect with ?since"):
         await session.admit()
         since = _since(ws.query_params.get("since"))
-        async with b.events.game(game_id) as sub:
-            record = await b.games.load(game_id)
-            if since is not None and since > record.game.version:
-                since = None
-            await session.catch_up(since, record)
-            await until_one_ends(session.forward(sub), session.receive())
+        async with b.events.subscribe(keys.channel(game_id), _head.decode) as sub:
+            await until_one_ends(
+                session.forward(sub, since), session.receive(), session.keep_alive()
+            )
 
 
 def _since(raw: str | None) -> int | None:

@@ -14,20 +14,22 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from .. import wire
-from ..store import Owner, Subscription
-from ..store.events import RESYNC
+from ..store import Owner, Resync, Subscription, keys
 from . import backends, views
 from .auth import player_of_token
 from .backends import Backends
 from .problems import ApiError, problem
 from .requests import now_ms
-from .sockets import Socket, counted, served, until_one_ends
+from .sockets import Socket, as_text, counted, served, until_one_ends
 
 # Seconds a client has to authenticate after the upgrade.
 AUTH_TIMEOUT = 10.0
 
 _auth = msgspec.json.Decoder(wire.PlayerClientMessage)
-_encode = wire.json_encoder.encode
+
+
+def _unread(data: bytes) -> None:
+    """A player's messages go to the socket as they are: nothing to read of them."""
 
 
 class PlayerSession(Socket):
@@ -54,19 +56,19 @@ class PlayerSession(Socket):
         player = await self.backends.players.load(self.player_id, now_ms())
         if player is None:
             raise ApiError(404, "not_found", "no such player")
-        await self.send(_encode(wire.PlayerSnapshot(views.player_view(player))))
+        await self.send(as_text(wire.PlayerSnapshot(views.player_view(player))))
 
-    async def forward(self, sub: Subscription) -> None:
+    def heartbeat(self) -> str:
+        return as_text(wire.PlayerHeartbeat(server_time=wire.timestamp(now_ms())))
+
+    async def forward(self, sub: Subscription[None]) -> None:
         while True:
-            data = await self.next_event(sub)
-            if data is None:
-                stamp = wire.timestamp(now_ms())
-                await self.send(_encode(wire.PlayerHeartbeat(server_time=stamp)))
-            elif data == RESYNC:
+            item = await self.next_event(sub)
+            if isinstance(item, Resync):
                 # What was published meanwhile is lost: the player as they are now says it.
                 await self.send_player()
             else:
-                await self.send(data)
+                await self.send(item.text)
 
     async def receive(self) -> None:
         """Nothing more is taken on this socket; what a client sends is answered with an
@@ -74,7 +76,7 @@ class PlayerSession(Socket):
         while True:
             await self.receive_text()
             err = problem(422, "invalid_request", "this socket takes nothing after its 'auth'")
-            await self.send(_encode(wire.Error(id=None, problem=err)))
+            await self.send(as_text(wire.Error(id=None, problem=err)))
 
 
 async def player_events(ws: WebSocket) -> None:
@@ -91,6 +93,7 @@ async def _serve(ws: WebSocket, b: Backends) -> None:
         await session.admit()
         owner = await session.authenticate()
         session.player_id = owner.player_id
-        async with b.events.player(owner.player_id) as sub:
+        async with b.events.subscribe(keys.player_channel(owner.player_id), _unread) as sub:
             await session.send_player()
-            await until_one_ends(session.forward(sub), session.receive())
+            session.live.set()
+            await until_one_ends(session.forward(sub), session.receive(), session.keep_alive())

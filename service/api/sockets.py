@@ -1,7 +1,8 @@
-"""What every WebSocket of the service shares: sending with a deadline, a bound on
-what a client may send, the rate limits and the failed-auth budget, a cap on the
-sockets of one address, and closing cleanly. The game socket (``events.py``) and the
-player socket (``player_events.py``) are built on it."""
+"""What every WebSocket of the service shares: sending one message at a time, a keeper
+that sends heartbeats and ends a socket whose send hangs, a bound on what a client may
+send, the rate limits and the failed-auth budget, a cap on the sockets of one address,
+and closing cleanly. The game socket (``events.py``) and the player socket
+(``player_events.py``) are built on it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import metrics, wire
-from ..store import Subscription
+from ..store import Message, Resync, Subscription
 from .backends import Backends
 from .problems import api_error_of, problem
 from .requests import client_address
@@ -44,6 +45,10 @@ class Flooding(Exception):
     """The client sent messages faster than a socket may."""
 
 
+def as_text(value: Any) -> str:
+    return wire.json_encoder.encode(value).decode()
+
+
 class Socket:
     """One client's socket: what it may send, and sending to it one message at a time."""
 
@@ -54,26 +59,58 @@ class Socket:
         self._allowance = MESSAGE_BURST
         self._allowance_at = time.monotonic()
         self._send_lock = asyncio.Lock()
+        # When the last send started, and whether it is still under way.
+        self._sent_at = time.monotonic()
+        self._sending = False
+        # Set once the socket's first message (its snapshot, replay or view) is out.
+        self.live = asyncio.Event()
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, text: str) -> None:
+        """Sends in turn with the socket's other sends. No timer guards each send, as one
+        per message would cost a thousand subscribers more than the message:
+        :meth:`keep_alive` watches for a send that hangs."""
         async with self._send_lock:
-            try:
-                async with asyncio.timeout(SEND_TIMEOUT):
-                    await self.ws.send_text(data.decode())
-            except TimeoutError:
-                raise TooSlow from None
+            self._sent_at = time.monotonic()
+            self._sending = True
+            await self.ws.send_text(text)
+            self._sending = False
 
-    async def next_event(self, sub: Subscription) -> bytes | None:
-        """The next message published for this socket, or None when a heartbeat's
-        interval passed without one."""
+    async def send_within(self, text: str, seconds: float = SEND_TIMEOUT) -> None:
+        try:
+            async with asyncio.timeout(seconds):
+                await self.send(text)
+        except TimeoutError:
+            raise TooSlow from None
+
+    def heartbeat(self) -> str:
+        """The message that says the socket is alive while nothing else is sent."""
+        raise NotImplementedError
+
+    async def keep_alive(self) -> None:
+        """A heartbeat after ``heartbeat_seconds`` of quiet, once the socket is :attr:`live`;
+        :class:`TooSlow` when a send has not finished within ``SEND_TIMEOUT``."""
+        quiet = self.backends.config.heartbeat_seconds
+        while True:
+            now = time.monotonic()
+            if self._sending:
+                if now - self._sent_at > SEND_TIMEOUT:
+                    raise TooSlow
+                wait = self._sent_at + SEND_TIMEOUT - now + 0.01
+            elif not self.live.is_set():
+                wait = SEND_TIMEOUT
+            elif now - self._sent_at >= quiet:
+                await self.send_within(self.heartbeat())
+                continue
+            else:
+                wait = self._sent_at + quiet - now
+            await asyncio.sleep(wait)
+
+    async def next_event(self, sub: Subscription[Any]) -> Message[Any] | Resync:
+        """The next message published for this socket (or the word to catch up)."""
         # A full queue is what sets the flag, so checking it between messages is enough.
         if sub.overflowed.is_set():
             raise TooSlow
-        try:
-            async with asyncio.timeout(self.backends.config.heartbeat_seconds):
-                return await sub.queue.get()
-        except TimeoutError:
-            return None
+        return await sub.queue.get()
 
     def flooding(self) -> bool:
         """A per-socket token bucket: a client may send bursts, not floods."""
@@ -155,7 +192,7 @@ async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
             await socket.charge_failure()
         out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
         with contextlib.suppress(Exception):
-            await socket.send(wire.json_encoder.encode(out))
+            await socket.send_within(as_text(out))
             await ws.close(NOT_FOUND if err.code == "not_found" else POLICY_VIOLATION, err.code)
 
 

@@ -2,15 +2,17 @@
 players, leaderboards, rate-limit buckets, and the embedded server. Every key is built in
 ``keys.py``; every script is a ``.lua`` file beside the module that runs it."""
 
-from .connection import Redis, connect, connect_pubsub
+from .connection import Redis, connect
 from .errors import GameNotFound, RateLimited, StoreError, StoreUnavailable
-from .events import Events, Subscription
+from .events import RESYNC, Events, Message, Resync, Subscription
 from .games import GameStore, Record
 from .leaderboards import Entry, Leaderboards, board_name
 from .players import Owner, PlayerRecord, PlayerStore, Recent, Tally
 from .ratelimit import Buckets, Limit, Take
+from .routes import Routing
 
 __all__ = [
+    "RESYNC",
     "Buckets",
     "Entry",
     "Events",
@@ -18,6 +20,7 @@ __all__ = [
     "GameStore",
     "Leaderboards",
     "Limit",
+    "Message",
     "Owner",
     "PlayerRecord",
     "PlayerStore",
@@ -25,6 +28,8 @@ __all__ = [
     "Recent",
     "Record",
     "Redis",
+    "Resync",
+    "Routing",
     "StoreError",
     "StoreUnavailable",
     "Subscription",
@@ -32,5 +37,4 @@ __all__ = [
     "Tally",
     "board_name",
     "connect",
-    "connect_pubsub",
 ]

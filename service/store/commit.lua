@@ -21,6 +21,7 @@
 -- ARGV[13] the tally of a player's game that this change ends ('' = none)
 -- ARGV[14] how many recent games a player keeps
 -- ARGV[15...] the buckets' time and limits
+-- PUBLISH, set before the script (routes.py): SPUBLISH where Redis has sharded pub/sub
 -- Returns {1} when committed, {-1} when the game is gone, {2, wait ms} when a bucket is
 -- empty, {3, answer} when the idempotency key already has one, and {0, the game's
 -- FIELDS} when another write came first: the caller applies its change again to those.
@@ -51,7 +52,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 if ARGV[4] ~= '' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[9], ARGV[3] .. '-0', 'd', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
-  redis.call('PUBLISH', ARGV[5], ARGV[4])
+  redis.call(PUBLISH, ARGV[5], ARGV[4])
 elseif redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
 end

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import ConnectionPool, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
@@ -19,7 +20,7 @@ from redis.backoff import NoBackoff
 CONNECT_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 2.0
 
-__all__ = ["Redis", "RedisCluster", "connect", "connect_pubsub"]
+__all__ = ["Redis", "RedisCluster", "connect", "connect_node", "connect_pubsub"]
 
 Redis = aioredis.Redis | RedisCluster
 _OPTIONS: dict[str, Any] = {
@@ -68,10 +69,28 @@ def connect(url: str, *, cluster: bool = False) -> Redis:
     return aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 1), **_OPTIONS)
 
 
+# A pub/sub connection waits for messages as long as it takes, and pings by itself when
+# idle. It does not retry either: a connection that failed may have missed messages, and
+# its subscribers must hear of it.
+_PUBSUB_OPTIONS: dict[str, Any] = {
+    **_OPTIONS,
+    "socket_timeout": None,
+    "health_check_interval": 0,
+    "retry": Retry(NoBackoff(), 0),
+}
+
+
 def connect_pubsub(url: str, *, cluster: bool = False) -> aioredis.Redis:
     """A plain connection for pub/sub. On a cluster, a message published on any node
     reaches subscribers on every node, so the node in the URL serves."""
-    options = {**_OPTIONS, "socket_timeout": None}
+    options = _PUBSUB_OPTIONS
     if url.startswith(SENTINEL_SCHEME):
         return _primary(url, **options)
     return aioredis.Redis.from_url(_plain_url(url) if cluster else url, **options)
+
+
+def connect_node(url: str, host: str, port: int) -> aioredis.Redis:
+    """A plain connection for pub/sub to one node of the cluster that ``url`` names, with
+    the URL's credentials and TLS."""
+    options = {**parse_url(_plain_url(url)), **_PUBSUB_OPTIONS, "host": host, "port": port}
+    return aioredis.Redis.from_pool(ConnectionPool(**options))

@@ -1,10 +1,16 @@
-"""Live fan-out: one Redis pub/sub listener per process, a bounded queue per subscriber.
+"""Live messages as they happen: one Redis pub/sub listener per process (a connection
+per shard, on a Redis 7 cluster), and a bounded queue per subscriber.
 
-A game's diff (or reset) is published once, by the script that commits it, on the
-game's channel; what a player's socket is told goes on the player's channel the same
-way. Every replica that has subscribers for a channel receives its messages and hands
-the same bytes to each local subscriber's queue. A subscriber that falls behind is
-marked overflowed instead of buffered without bound; its socket is then closed.
+A message (a game's diff or reset, ...) is published once, by the script that commits
+it, on its channel. Every replica with subscribers on that channel receives it once,
+reads it once with the decoder its subscribers share, and hands the same message to
+each local subscriber's queue. A subscriber that falls behind is marked overflowed
+instead of buffered without bound; its socket is then closed.
+
+The listener waits on its connections and wakes for messages only. A connection that
+fails or stays silent past a ping is replaced, and a channel whose slot moved to another
+node is subscribed there; messages published meanwhile are lost to pub/sub, so the
+channels' subscribers are then told to :data:`RESYNC` from the stream.
 """
 
 from __future__ import annotations
@@ -12,159 +18,352 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 import redis.exceptions
 
 from .. import metrics
-from . import keys
-from .connection import Redis
-from .errors import StoreUnavailable, redis_errors
+from .errors import StoreUnavailable
+from .routes import Route, Routing
 
 log = logging.getLogger(__name__)
 
-# Put in a queue when the listener reconnected: messages may have been missed.
-RESYNC = b""
+H = TypeVar("H")
+
+# A connection with no message for this long is pinged; with no answer to the ping for as
+# long again, it is taken for dead.
+IDLE_SECONDS = 10.0
+CONFIRM_SECONDS = 5.0
+RECONNECT_SECONDS = 0.5
+# What a broken connection raises: redis-py's errors, the socket's, a refusal from a node
+# that no longer serves the slot (a response error), and RuntimeError, which is what a
+# write on a transport closed under it raises, or a read with no connection left.
+_BROKEN = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ResponseError,
+    OSError,
+    RuntimeError,
+)
 
 
-class Subscription:
+class Message(NamedTuple, Generic[H]):
+    """A message as published (the text a socket sends on) and what the decoder read of it."""
+
+    text: str
+    head: H
+
+
+class Resync:
+    """Put in a queue when messages may have been missed: read what came since from the
+    stream."""
+
+
+RESYNC: Final = Resync()
+
+
+class Subscription(Generic[H]):
     def __init__(self, channel: str, size: int) -> None:
         self.channel = channel
-        self.queue: asyncio.Queue[bytes] = asyncio.Queue(size)
+        self.queue: asyncio.Queue[Message[H] | Resync] = asyncio.Queue(size)
         self.overflowed = asyncio.Event()
 
-    def offer(self, message: bytes) -> None:
+    def offer(self, item: Message[H] | Resync) -> None:
         if self.overflowed.is_set():
             return
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(item)
         except asyncio.QueueFull:
             self.overflowed.set()
 
 
-class Events:
-    """subscribe / (start, stop): the whole interface. Publishing is the scripts' part."""
+class _Channel:
+    """One channel's local subscribers, the decoder they share, the connection that carries
+    it, and whether Redis has confirmed the subscription."""
 
-    def __init__(self, redis: Redis, *, queue_size: int = 256) -> None:
-        self.redis = redis
+    __slots__ = ("confirmed", "decode", "link", "name", "resync", "subscribers")
+
+    def __init__(self, name: str, decode: Callable[[bytes], Any]) -> None:
+        self.name = name
+        self.decode = decode
+        self.subscribers: set[Subscription[Any]] = set()
+        self.confirmed = asyncio.Event()
+        self.link: _Link | None = None
+        # Subscribed again after a failure: tell the subscribers once it is confirmed.
+        self.resync = False
+
+    def deliver(self, data: bytes) -> None:
+        message = Message(data.decode(), self.decode(data))
+        for sub in tuple(self.subscribers):
+            sub.offer(message)
+
+    def confirm(self) -> None:
+        self.confirmed.set()
+        if self.resync:
+            self.resync = False
+            for sub in tuple(self.subscribers):
+                sub.offer(RESYNC)
+
+
+class _Link:
+    """One pub/sub connection, the channels it carries, and the task that reads it."""
+
+    def __init__(self, node: str, pubsub: Any, sharded: bool) -> None:
+        self.node = node
+        self.pubsub = pubsub
+        self.sharded = sharded
+        self.channels: set[bytes] = set()
+        self.reader: asyncio.Task[None] | None = None
+
+    async def subscribe(self, *channels: bytes) -> None:
+        if self.sharded:
+            await self.pubsub.ssubscribe(*channels)
+        else:
+            await self.pubsub.subscribe(*channels)
+        self.channels.update(channels)
+
+    async def unsubscribe(self, channel: bytes) -> None:
+        self.channels.discard(channel)
+        if self.sharded:
+            await self.pubsub.sunsubscribe(channel)
+        else:
+            await self.pubsub.unsubscribe(channel)
+
+    def forget(self, channel: bytes) -> None:
+        """The server dropped the channel (its slot moved away): nobody, redis-py included,
+        is to subscribe it here again."""
+        self.channels.discard(channel)
+        self.pubsub.shard_channels.pop(channel, None)
+
+    async def close(self) -> None:
+        if self.reader is not None and self.reader is not asyncio.current_task():
+            self.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.reader
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+
+
+class Events:
+    """subscribe / stop: the whole interface. Publishing is the scripts' part."""
+
+    def __init__(self, routing: Routing, *, queue_size: int = 256) -> None:
+        self.routing = routing
         self.queue_size = queue_size
-        self._subscribers: dict[str, set[Subscription]] = {}
-        self._confirmed: dict[str, asyncio.Event] = {}
-        self._pubsub: Any = None
-        self._task: asyncio.Task[None] | None = None
+        # Keyed by the channel's name as Redis sends it, so a message finds its subscribers
+        # without being decoded first.
+        self._channels: dict[bytes, _Channel] = {}
+        # By node ("" for the one server).
+        self._links: dict[str, _Link] = {}
+        self._repairs: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._listen(), name="events-listener")
+    @property
+    def route(self) -> Route:
+        """Known before any connection is made (see :meth:`subscribe`)."""
+        route = self.routing.route
+        assert route is not None
+        return route
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
+        for task in tuple(self._repairs):
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
-
-    def game(self, game_id: str) -> contextlib.AbstractAsyncContextManager[Subscription]:
-        """A game's diffs and resets."""
-        return self.subscribe(keys.channel(game_id))
-
-    def player(self, player_id: str) -> contextlib.AbstractAsyncContextManager[Subscription]:
-        """What a player's socket is told."""
-        return self.subscribe(keys.player_channel(player_id))
+                await task
+        async with self._lock:
+            for link in tuple(self._links.values()):
+                await self._drop(link)
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[Subscription]:
-        """Yields once Redis confirmed the subscription, so nothing published after
-        this point can be missed."""
-        sub = Subscription(channel, self.queue_size)
+    async def subscribe(
+        self, channel: str, decode: Callable[[bytes], H]
+    ) -> AsyncIterator[Subscription[H]]:
+        """Yields once Redis confirmed the subscription, so nothing published after this
+        point can be missed. Every subscriber of one channel passes the same ``decode``."""
+        sub: Subscription[H] = Subscription(channel, self.queue_size)
+        key = channel.encode()
+        failed: set[bytes] = set()
+        try:
+            await asyncio.wait_for(self.routing.known.wait(), timeout=CONFIRM_SECONDS)
+        except TimeoutError:
+            raise StoreUnavailable("Redis has not answered since start-up") from None
         async with self._lock:
-            first = channel not in self._subscribers
-            self._subscribers.setdefault(channel, set()).add(sub)
-            if first:
-                self._confirmed[channel] = asyncio.Event()
+            entry = self._channels.get(key)
+            if entry is None:
+                entry = self._channels[key] = _Channel(channel, decode)
+                entry.subscribers.add(sub)
                 try:
-                    await self._ensure_pubsub()
-                    with redis_errors():
-                        await self._pubsub.subscribe(channel)
+                    failed = await self._attach({key})
                 except BaseException:
-                    # Left registered, the channel would look subscribed to everyone after,
-                    # and they would wait for a confirmation that never comes.
-                    del self._subscribers[channel], self._confirmed[channel]
+                    await self._forget(entry)
                     raise
-            confirmed = self._confirmed[channel]
+                if key in failed:
+                    # Left registered, the channel would look subscribed to everyone after,
+                    # and they would wait for a confirmation that may never come.
+                    await self._forget(entry)
+                    failed.discard(key)
+            else:
+                if entry.decode != decode:
+                    raise ValueError(f"{channel} is read with another decoder")
+                entry.subscribers.add(sub)
+        if failed:  # the other channels of a connection found broken
+            self._repair_later(failed)
+        if self._channels.get(key) is not entry:
+            raise StoreUnavailable("Redis did not take a subscription")
         try:
             try:
-                await asyncio.wait_for(confirmed.wait(), timeout=5)
+                await asyncio.wait_for(entry.confirmed.wait(), timeout=CONFIRM_SECONDS)
             except TimeoutError:
                 raise StoreUnavailable("Redis did not confirm a subscription") from None
             yield sub
         finally:
             async with self._lock:
-                subs = self._subscribers.get(channel, set())
-                subs.discard(sub)
-                if not subs:
-                    self._subscribers.pop(channel, None)
-                    self._confirmed.pop(channel, None)
-                    if self._pubsub is not None:
-                        with contextlib.suppress(Exception):
-                            await self._pubsub.unsubscribe(channel)
+                entry.subscribers.discard(sub)
+                if not entry.subscribers:
+                    await self._forget(entry)
 
-    async def _ensure_pubsub(self) -> None:
-        if self._pubsub is None:
-            self._pubsub = self.redis.pubsub()
+    async def _forget(self, entry: _Channel) -> None:
+        """A channel nobody reads any more, under the lock."""
+        key = entry.name.encode()
+        if self._channels.get(key) is entry:
+            del self._channels[key]
+            if entry.link is not None:
+                with contextlib.suppress(*_BROKEN):
+                    await entry.link.unsubscribe(key)
 
-    async def _listen(self) -> None:
+    # ---- connections (each step under the lock) ---------------------------------------------
+
+    async def _link(self, node: str) -> _Link:
+        """The connection to ``node``, opened with its first channel."""
+        link = self._links.get(node)
+        if link is None:
+            pubsub: Any = self.route.client(node).pubsub()
+            try:
+                await pubsub.connect()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                raise
+            link = self._links[node] = _Link(node, pubsub, self.route.sharded)
+            link.reader = asyncio.create_task(self._read(link), name=f"events-reader {node}")
+        return link
+
+    async def _attach(self, keys: set[bytes]) -> set[bytes]:
+        """Subscribe ``keys`` on the connections of their nodes, one command per slot
+        (sharded subscriptions cannot span slots). Returns the channels that are not
+        subscribed now: these, and those of any connection found broken."""
+        failed: set[bytes] = set()
+        groups: dict[tuple[str, int], list[bytes]] = {}
+        try:
+            for key in keys:
+                node = self.route.node_of(key)
+                groups.setdefault((node, self.route.slot_of(key)), []).append(key)
+        except redis.exceptions.RedisClusterException:  # a slot no node serves, for now
+            return set(keys)
+        for (node, _), group in groups.items():
+            link = None
+            try:
+                link = await self._link(node)
+                await link.subscribe(*group)
+            except _BROKEN:
+                metrics.REDIS_ERRORS.inc()
+                failed.update(group)
+                if link is not None:
+                    failed |= await self._drop(link)
+                continue
+            for key in group:
+                self._channels[key].link = link
+        return failed
+
+    async def _drop(self, link: _Link) -> set[bytes]:
+        """Close a connection; returns its channels that still have subscribers."""
+        if self._links.get(link.node) is link:
+            del self._links[link.node]
+        orphans = set()
+        for key in link.channels:
+            entry = self._channels.get(key)
+            if entry is not None and entry.link is link:
+                entry.link = None
+                orphans.add(key)
+        await link.close()
+        return orphans
+
+    # ---- failures -----------------------------------------------------------------------------
+
+    def _repair_later(self, keys: set[bytes]) -> None:
+        task = asyncio.create_task(self._repair(keys), name="events-repair")
+        self._repairs.add(task)
+        task.add_done_callback(self._repairs.discard)
+
+    async def _repair(self, keys: set[bytes]) -> None:
+        """Subscribe ``keys`` again wherever their slots are now served, until it works;
+        each channel's subscribers are told to resync once Redis confirms it."""
+        pending = set(keys)
+        while True:
+            async with self._lock:
+                pending = {k for k in pending if k in self._channels}
+                for key in pending:
+                    self._channels[key].resync = True
+                try:
+                    await self.route.refresh()
+                    pending = await self._attach(
+                        {k for k in pending if self._channels[k].link is None}
+                    )
+                except Exception as exc:  # the cluster's slot map may not be had yet
+                    metrics.REDIS_ERRORS.inc()
+                    log.warning("events listener cannot subscribe again yet: %r", exc)
+                else:
+                    if not pending:
+                        return
+            await asyncio.sleep(RECONNECT_SECONDS)
+
+    async def _lost(self, link: _Link) -> None:
+        async with self._lock:
+            orphans = await self._drop(link) if self._links.get(link.node) is link else set()
+        if orphans:
+            self._repair_later(orphans)
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    async def _read(self, link: _Link) -> None:
+        pinged = False
         while True:
             try:
-                if self._pubsub is None or not self._pubsub.subscribed:
-                    await asyncio.sleep(0.05)
+                message = await link.pubsub.get_message(timeout=IDLE_SECONDS)
+                if message is None:
+                    if pinged:
+                        raise redis.exceptions.TimeoutError("no answer to a ping")
+                    await link.pubsub.ping()
+                    pinged = True
                     continue
-                message = await self._pubsub.get_message(timeout=1.0)
-                if message is not None:
-                    self._dispatch(message)
+                pinged = False
+                self._dispatch(link, message)
             except asyncio.CancelledError:
                 raise
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            except _BROKEN:
                 metrics.REDIS_ERRORS.inc()
-                log.warning("events listener lost Redis; reconnecting")
-                await self._reconnect()
+                log.warning("events listener lost Redis node %r; subscribing again", link.node)
+                await self._lost(link)
+                return
             except Exception:  # the listener must outlive any one bad message
                 log.exception("events listener error")
                 await asyncio.sleep(0.1)
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
-        channel = message["channel"]
-        channel = channel.decode() if isinstance(channel, bytes) else channel
-        if kind == "subscribe":
-            event = self._confirmed.get(channel)
-            if event is not None:
-                event.set()
-        elif kind == "message":
-            for sub in tuple(self._subscribers.get(channel, ())):
-                sub.offer(message["data"])
-
-    async def _reconnect(self) -> None:
-        async with self._lock:
-            if self._pubsub is not None:
-                with contextlib.suppress(Exception):
-                    await self._pubsub.aclose()
-            self._pubsub = None
-            while True:
-                try:
-                    await self._ensure_pubsub()
-                    channels = list(self._subscribers)
-                    if channels:
-                        await self._pubsub.subscribe(*channels)
-                    break
-                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
-                    self._pubsub = None
-                    await asyncio.sleep(0.5)
-        # Whatever was published while we were away is in the streams: tell every
-        # subscriber to catch up from there.
-        for subs in self._subscribers.values():
-            for sub in subs:
-                sub.offer(RESYNC)
+    def _dispatch(self, link: _Link, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        entry = self._channels.get(message["channel"])
+        if entry is None:
+            return
+        if kind in ("message", "smessage"):
+            entry.deliver(message["data"])
+        elif kind in ("subscribe", "ssubscribe"):
+            entry.confirm()
+        elif kind == "sunsubscribe" and message["channel"] in link.channels:
+            # Not asked for: the channel's slot moved to another node.
+            log.info("%s moved off Redis node %r; subscribing where it is now",
+                     entry.name, link.node)
+            link.forget(message["channel"])
+            if entry.link is link:
+                entry.link = None
+            self._repair_later({message["channel"]})

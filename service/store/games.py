@@ -25,6 +25,7 @@ from .connection import Redis, RedisCluster
 from .errors import GameNotFound, RateLimited, StoreUnavailable, redis_errors
 from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
 from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
+from .routes import COMMANDS, Routing, publishing
 from .scripts import source
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -89,20 +90,34 @@ class Record(msgspec.Struct, frozen=True):
 
 
 class GameStore:
-    def __init__(self, redis: Redis, *, ttl_seconds: int, buckets: Buckets,
-                 cache_bytes: int = BUDGET_BYTES) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        ttl_seconds: int,
+        buckets: Buckets,
+        cache_bytes: int = BUDGET_BYTES,
+        routing: Routing | None = None,
+    ) -> None:
+        """``routing`` tells the command the scripts publish with (classic PUBLISH without)."""
         self.redis = redis
+        self._routing = routing
         self.cluster = isinstance(redis, RedisCluster)
         # On a cluster the rate limits cannot ride in the commit: moves load their game.
         self._cache = None if self.cluster or not cache_bytes else GameCache(cache_bytes)
         self.ttl_ms = ttl_seconds * 1000
         self._buckets = buckets
-        self._commit = redis.register_script(_COMMIT)
+        self._commit = {c: redis.register_script(publishing(c, _COMMIT)) for c in COMMANDS}
         self._create = redis.register_script(_CREATE)
         self._load = redis.register_script(_LOAD)
-        self._notice = redis.register_script(_NOTICE)
+        self._notice = {c: redis.register_script(publishing(c, _NOTICE)) for c in COMMANDS}
+
+    def _publish(self) -> str:
+        return self._routing.command() if self._routing is not None else "PUBLISH"
 
     async def ping(self) -> bool:
+        """Whether Redis answers, and has told which pub/sub to publish with."""
+        self._publish()
         with redis_errors():
             return bool(await self.redis.ping())
 
@@ -267,7 +282,7 @@ class GameStore:
         attempt = secrets.token_bytes(12)
         try:
             with redis_errors():
-                reply = await self._commit(
+                reply = await self._commit[self._publish()](
                     keys=[
                         game_key,
                         keys.events(game_id),
@@ -337,7 +352,7 @@ class GameStore:
 
     async def _notify(self, game_id: str, message: bytes, next_id: str) -> None:
         with redis_errors():
-            result = await self._notice(
+            result = await self._notice[self._publish()](
                 keys=[keys.game(game_id), keys.events(game_id)],
                 args=[next_id, message, keys.channel(game_id), self.ttl_ms, STREAM_MAXLEN],
             )
@@ -345,18 +360,23 @@ class GameStore:
             raise GameNotFound(game_id)
 
     async def events_after(self, game_id: str, version: int) -> list[bytes] | None:
-        """The diffs after ``version`` in order, with any reset among them, or None when
-        the stream no longer holds them all."""
+        """The diffs after ``version`` in order, with any reset among them, from the stream
+        alone; None when it cannot tell: trimmed past ``version``, gone, or not that far."""
         with redis_errors():
+            # From ``version``'s own diff: finding it there tells the stream reaches back
+            # that far and that ``version`` is not from the future.
             entries = cast(
-                list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version}-1")
+                list[Any], await self.redis.xrange(keys.events(game_id), min=f"{version}-0")
             )
-        if entries:
-            # A trimmed stream shows as a first entry past the next version's diff (or past
-            # a reset right after ``version``, which sorts before it).
-            first, seq = map(int, entries[0][0].split(b"-"))
-            if not (first == version or (first == version + 1 and seq == 0)):
-                return None
+        if not entries:
+            return None
+        first, seq = map(int, entries[0][0].split(b"-"))
+        # A trimmed stream shows as a first entry past the next version's diff (or past a
+        # reset right after ``version``, which sorts before it).
+        if not (first == version or (first == version + 1 and seq == 0)):
+            return None
+        if first == version and seq == 0:
+            entries = entries[1:]
         return [fields[b"d"] for _, fields in entries]
 
     async def history(self, game_id: str) -> tuple[list[engine.ChangedCell], list[bytes]]:

@@ -10,6 +10,7 @@
 -- KEYS[1] game hash   KEYS[2] event stream
 -- ARGV[1] the new game's id for a reset ('' = not a reset)   ARGV[2] the notice
 -- ARGV[3] channel   ARGV[4] ttl ms   ARGV[5] stream max length
+-- PUBLISH, set before the script (routes.py): SPUBLISH where Redis has sharded pub/sub
 -- Returns 1, or -1 when the game is gone.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return -1
@@ -26,5 +27,5 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], id, 'd', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
+redis.call(PUBLISH, ARGV[3], ARGV[2])
 return 1

@@ -22,6 +22,7 @@ from ..engine import PresetName
 from . import keys
 from .connection import Redis, RedisCluster
 from .errors import redis_errors
+from .routes import Routing
 from .scripts import source
 
 # The ``tally`` function, which commit.lua calls too.
@@ -98,8 +99,12 @@ def encode_recent(recent: Recent) -> str:
 
 
 class PlayerStore:
-    def __init__(self, redis: Redis, *, game_ttl_seconds: int) -> None:
+    def __init__(
+        self, redis: Redis, *, game_ttl_seconds: int, routing: Routing | None = None
+    ) -> None:
+        """``routing`` tells the command to publish with (classic PUBLISH without)."""
         self.redis = redis
+        self._routing = routing
         self.cluster = isinstance(redis, RedisCluster)
         # A counted game is remembered as long as its hash may still hold its tally.
         self._remember_ms = game_ttl_seconds * 1000 + 24 * 3600 * 1000
@@ -252,5 +257,8 @@ class PlayerStore:
     # ---- the player's socket -------------------------------------------------------------
 
     async def publish(self, player_id: str, message: bytes) -> None:
+        if self._routing is not None:
+            await self._routing.send(keys.player_channel(player_id), message)
+            return
         with redis_errors():
             await self.redis.publish(keys.player_channel(player_id), message)
