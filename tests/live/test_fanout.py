@@ -189,3 +189,29 @@ async def test_final_diff_reaches_subscribers_and_the_socket_stays_readable(
         async with Watcher(ws_url(live_server, game.id)) as late:
             snap = await late.next_of("snapshot")
             assert snap["game"]["status"] == "won"
+
+
+async def test_resuming_with_since_reads_the_stream_not_the_snapshot(
+    live_server: str, redis_url: str
+) -> None:
+    def snapshot_reads(info: dict[str, Any]) -> int:
+        return int(info.get("cmdstat_hmget", {}).get("calls", 0))
+
+    async with httpx.AsyncClient(base_url=live_server, timeout=TIMEOUT) as c:
+        game = await create(c, preset="beginner")
+        for x in range(3):
+            await move(c, game, "flag", x, 0)
+        r = aioredis.Redis.from_url(redis_url)
+        try:
+            before = snapshot_reads(await r.info("commandstats"))
+            async with Watcher(ws_url(live_server, game.id, since=1)) as w:
+                await w.until_version(3)
+            resumed = snapshot_reads(await r.info("commandstats"))
+            async with Watcher(ws_url(live_server, game.id)) as fresh:
+                await fresh.next_of("snapshot")
+            loaded = snapshot_reads(await r.info("commandstats"))
+        finally:
+            await r.aclose()
+        assert versions(w) == [2, 3] and not w.of("snapshot")
+        assert resumed == before
+        assert loaded > resumed  # the check can tell: a snapshot is read with HMGET

