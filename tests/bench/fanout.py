@@ -1,13 +1,19 @@
 """Live fan-out: delivery latency and rate with many subscribers on one game.
 
     python tests/bench/fanout.py [--subscribers 1000] [--rate 20] [--seconds 15]
+                                 [--baseline DIR] [--rounds N]
 
 Starts a redis-server and two service replicas on it, opens ``--subscribers`` WebSocket
 subscribers to one expert game, half on each replica (from two client processes), then
 makes ``--rate`` moves a second over HTTP, alternating replicas, for ``--seconds``.
 Every subscriber checks it got every version once and in order. Prints the delivery
-latency p50/p99 from commit (the diff's ``move.at`` server timestamp) to receipt, and
-messages delivered per second. Target: p99 <= 100 ms. Not collected by pytest.
+latency p50/p99 from commit (the diff's ``move.at`` server timestamp) to receipt, the
+messages delivered per second, and per second of the replicas' CPU time (messages/s per
+core). Target: p99 <= 50 ms. Not collected by pytest.
+
+``--baseline DIR`` runs the same rounds, alternated, with the service code of another
+checkout (for instance ``git archive main | tar -x -C DIR``) and prints the ratios: the
+machine's load moves the absolute figures, less so the ratios of one run.
 """
 
 from __future__ import annotations
@@ -16,12 +22,14 @@ import argparse
 import asyncio
 import multiprocessing as mp
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import psutil
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -110,22 +118,20 @@ def _subscribers(
     out.put({"latencies": latencies, "problems": problems, "last": last_receipt[0]})
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--subscribers", type=int, default=1000)
-    parser.add_argument("--rate", type=float, default=20.0, help="moves per second")
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--no-deflate", action="store_true",
-                        help="subscribers do not offer permessage-deflate (browsers do)")
-    args = parser.parse_args()
+def _cpu_seconds(pids: list[int]) -> float:
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
 
+
+def run_round(root: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One round against the service code in ``root``: its figures."""
     import httpx
 
+    env = {"PYTHONPATH": f"{root}{os.pathsep}{root / 'clients' / 'python'}"}
     server = RedisServer().start()
     replicas = []
     try:
         for _ in range(2):
-            replicas.append(ServiceProcess({"REDIS_URL": server.url}).start())
+            replicas.append(ServiceProcess({"REDIS_URL": server.url, **env}, root=root).start())
         c = httpx.Client(timeout=30)
         created = c.post(f"{replicas[0].url}/games", json={"preset": "expert"}).json()
         game_id, token = created["game"]["id"], created["token"]
@@ -149,6 +155,8 @@ def main() -> None:
         connect_s = time.monotonic() - connect_start
 
         # The moves: flag toggles on cells of the top row, at a steady rate, both replicas.
+        pids = [svc.proc.pid for svc in replicas if svc.proc is not None]
+        cpu_before = _cpu_seconds(pids)
         moves = int(args.rate * args.seconds)
         interval = 1.0 / args.rate
         started = time.time()
@@ -168,6 +176,7 @@ def main() -> None:
         # A last move so every subscriber sees a version >= final and stops.
         c.post(f"{replicas[0].url}/games/{game_id}/flag", json={"x": 0, "y": 1}, headers=auth)
         results = [out.get(timeout=300) for _ in procs]
+        cpu = _cpu_seconds(pids) - cpu_before
         for p in procs:
             p.join(30)
     finally:
@@ -176,22 +185,69 @@ def main() -> None:
         server.cleanup()
 
     latencies = sorted(x for r in results for x in r["latencies"])
-    problems = [p for r in results for p in r["problems"]]
     last = max(r["last"] for r in results)
-    delivered = len(latencies)
 
     def pct(p: float) -> float:
         return latencies[min(len(latencies) - 1, int(p * len(latencies)))]
 
-    print(f"{args.subscribers} subscribers on 2 replicas, {moves} moves at {args.rate:.0f}/s, "
-          f"permessage-deflate {'off' if args.no_deflate else 'on'}, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print(f"connected in {connect_s:.1f} s")
-    print(f"delivered {delivered} messages ({delivered / max(1, moves):.0f} per move), "
-          f"{delivered / (last / 1000 - started):.0f} messages/s")
-    print(f"latency commit->receipt: p50 {pct(0.5):.1f} ms  p99 {pct(0.99):.1f} ms  "
-          f"max {latencies[-1]:.1f} ms  (target p99 <= 100 ms)")
-    print(f"order problems: {len(problems)}" + (f" e.g. {problems[:3]}" if problems else ""))
+    return {
+        "connect_s": connect_s,
+        "moves": moves,
+        "delivered": len(latencies),
+        "rate": len(latencies) / (last / 1000 - started),
+        "per_core": len(latencies) / cpu,
+        "cpu_us": cpu / len(latencies) * 1e6,
+        "p50": pct(0.5),
+        "p99": pct(0.99),
+        "max": latencies[-1],
+        "problems": [p for r in results for p in r["problems"]],
+        "load": os.getloadavg()[0],
+    }
+
+
+def _report(name: str, r: dict[str, Any]) -> None:
+    print(f"  {name:8} load {r['load']:4.1f}  connected in {r['connect_s']:5.1f} s  "
+          f"{r['delivered']} messages ({r['delivered'] / max(1, r['moves']):.0f} per move), "
+          f"{r['rate']:,.0f}/s  {r['per_core']:,.0f}/s per core ({r['cpu_us']:.0f} us CPU each)  "
+          f"p50 {r['p50']:.1f} ms  p99 {r['p99']:.1f} ms  max {r['max']:.1f} ms  "
+          f"order problems {len(r['problems'])}" + (f" e.g. {r['problems'][:3]}"
+                                                    if r["problems"] else ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--subscribers", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=20.0, help="moves per second")
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="subscribers do not offer permessage-deflate (browsers do)")
+    parser.add_argument("--baseline", type=Path,
+                        help="a checkout whose service code to compare with, alternated")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of each code")
+    args = parser.parse_args()
+
+    codes = [("this", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    print(f"{args.subscribers} subscribers on 2 replicas, {args.rate:.0f} moves/s for "
+          f"{args.seconds:.0f} s, permessage-deflate {'off' if args.no_deflate else 'on'}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in codes}
+    for _ in range(args.rounds):
+        for name, root in codes:
+            rounds[name].append(run_round(root, args))
+            _report(name, rounds[name][-1])
+
+    def median(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in rounds[name])
+
+    for name, _ in codes:
+        print(f"{name}: median of {args.rounds}: p50 {median(name, 'p50'):.1f} ms  "
+              f"p99 {median(name, 'p99'):.1f} ms (target <= 50 ms)  "
+              f"{median(name, 'rate'):,.0f} messages/s  "
+              f"{median(name, 'per_core'):,.0f} messages/s per core")
+    if args.baseline:
+        print(f"this / baseline: messages/s per core "
+              f"{median('this', 'per_core') / median('baseline', 'per_core'):.2f}, "
+              f"p99 {median('this', 'p99') / median('baseline', 'p99'):.2f}")
 
 
 if __name__ == "__main__":
