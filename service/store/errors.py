@@ -36,6 +36,12 @@ _LOST = (
 _FAILED = (redis.exceptions.RedisError, OSError)
 
 
+def _closed_under(exc: BaseException) -> bool:
+    """uvloop's RuntimeError for a command written on a connection that a dying node closed
+    under it ("... the handler is closed"); any other RuntimeError is a bug."""
+    return isinstance(exc, RuntimeError) and "handler is closed" in str(exc)
+
+
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
     """Count every failed Redis call, and turn a lost or silent Redis into
     :class:`StoreUnavailable`.
@@ -53,8 +59,11 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if exc is None or not isinstance(exc, _FAILED):
+        if exc is None:
+            return
+        closed = _closed_under(exc)
+        if not (closed or isinstance(exc, _FAILED)):
             return
         metrics.REDIS_ERRORS.inc()
-        if isinstance(exc, _LOST):
+        if closed or isinstance(exc, _LOST):
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
