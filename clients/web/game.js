@@ -100,6 +100,9 @@ export class Game extends Cells {
     // game's, until a view of the running game comes (the service sends one on resume).
     this.blind = this.paused && !FINISHED.has(view.status);
     this.player = view.player ?? null;
+    this.playerId = view.player_id ?? null;
+    // Why a win stays off the people's leaderboards, as the service judged it.
+    this.held = view.held ?? null;
     this.daily = view.daily ?? null;
     this.createdAt = parseTime(view.created_at);
     this.startedAt = parseTime(view.started_at);

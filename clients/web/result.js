@@ -81,7 +81,8 @@ export class ResultPanel {
   /** Where a won game ranks: found in its leaderboard (a win is entered as it commits). */
   async lookUpRank(entry, attempt = 0) {
     const g = entry.c.game;
-    if (g.status !== "won" || !g.preset || (g.stats && g.stats.assisted)) return;
+    // Only a player's unassisted win that no rule held back is on a leaderboard.
+    if (g.status !== "won" || !g.preset || !g.playerId || g.held || (g.stats && g.stats.assisted)) return;
     let entries;
     try {
       ({ entries } = await this.api.leaderboard(g.preset, { noGuess: g.noGuess, date: g.daily, limit: 100 }));
@@ -153,19 +154,17 @@ export class ResultPanel {
       b.addEventListener("click", run);
       return b;
     };
-    const openBoard = (focusName = false) => this.leaderboards.open({
-      preset: g.preset, noGuess: g.noGuess, daily: Boolean(g.daily), focusName,
+    const openBoard = () => this.leaderboards.open({
+      preset: g.preset, noGuess: g.noGuess, daily: Boolean(g.daily),
     });
     if (s.assisted) {
       parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
+    } else if (g.held) {
+      parts.push(`Not on the people's leaderboard: ${g.held.detail}.`);
     } else if (rank != null) {
       const where = g.daily ? `today's daily ${g.preset}` : `the ${g.preset}`;
-      parts.push(`Ranked #${rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard`);
-      if (!g.player && c.mode === "play") {
-        parts.push(" as anonymous. ", link("Set your name", () => openBoard(true)), " for the next ones.");
-      } else {
-        parts.push(". ", link("See the leaderboard", () => openBoard()));
-      }
+      parts.push(`Ranked #${rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard. `,
+        link("See the leaderboard", openBoard));
     }
     this.els.note.replaceChildren(...parts);
     this.els.note.hidden = parts.length === 0;
