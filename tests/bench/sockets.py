@@ -25,6 +25,7 @@ import contextlib
 import multiprocessing as mp
 import os
 import resource
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -50,7 +51,8 @@ def raise_fd_limit(wanted: int) -> tuple[int, int]:
 
 def _clients(port: int, games: list[str], deflate: bool, commands: Any) -> None:
     """The client process: on ("open", n) opens sockets up to n and answers how many are
-    open; on ("close",) closes them all and ends."""
+    open; on ("count",) answers how many messages they received after their snapshots;
+    on ("close",) closes them all and ends."""
     from websockets.asyncio.client import connect
 
     with contextlib.suppress(ImportError):
@@ -60,11 +62,13 @@ def _clients(port: int, games: list[str], deflate: bool, commands: Any) -> None:
 
     open_sockets: list[Any] = []
     readers: list[asyncio.Task[None]] = []
+    received = [0]
 
     async def drain(ws: Any) -> None:
         with contextlib.suppress(Exception):
-            async for _ in ws:
-                pass
+            async for m in ws:
+                if "diff" in (m if isinstance(m, str) else m.decode()):
+                    received[0] += 1
 
     async def one(n: int, gate: asyncio.Semaphore) -> None:
         async with gate:
@@ -87,6 +91,8 @@ def _clients(port: int, games: list[str], deflate: bool, commands: Any) -> None:
                 start = len(open_sockets)
                 await asyncio.gather(*[one(n, gate) for n in range(start, command[1])])
                 commands.send(len(open_sockets))
+            elif command[0] == "count":
+                commands.send(received[0])
             else:
                 await asyncio.gather(*[ws.close() for ws in open_sockets],
                                      return_exceptions=True)
@@ -124,6 +130,53 @@ def settle(pid: int, seconds: float = 3.0) -> int:
     return last
 
 
+WRK_SCRIPT = """
+local games = {%s}
+local i = 0
+request = function()
+  i = i + 1
+  local g = games[(i %% #games) + 1]
+  return wrk.format("POST", "/games/" .. g[1] .. "/flag",
+    {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. g[2]},
+    '{"x":' .. (i %% 30) .. ',"y":0}')
+end
+"""
+
+
+def live_phase(pid: int, mover: ServiceProcess, created: list[dict[str, Any]], commands: Any,
+               args: argparse.Namespace) -> dict[str, float]:
+    """Moves on every game in turn, made on another replica (wrk, closed loop), so this
+    replica's CPU goes to passing each diff from Redis to its one socket, and no move."""
+    import re
+    import subprocess
+    import tempfile
+
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is needed for --live (apt-get install wrk), or pass --live 0")
+    pairs = ",".join(f'{{"{g["game"]["id"]}","{g["token"]}"}}' for g in created)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(WRK_SCRIPT % pairs)
+        script.flush()
+        commands.send(("count",))
+        before = commands.recv()
+        cpu0, t0 = cpu_seconds(pid), time.monotonic()
+        out = subprocess.run(
+            ["wrk", "-t1", f"-c{args.live_connections}", f"-d{args.live:.0f}s", "-s",
+             script.name, mover.url], capture_output=True, text=True, check=True,
+        ).stdout
+        # What is still in flight lands within a moment; heartbeats are not counted.
+        time.sleep(1.0)
+        cpu1, t1 = cpu_seconds(pid), time.monotonic()
+        commands.send(("count",))
+        after = commands.recv()
+    moves = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    refused = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if refused:
+        print(f"wrk: {refused[1]} moves were not answered 200", file=sys.stderr)
+    return {"seconds": t1 - t0, "cpu": cpu1 - cpu0, "messages": after - before,
+            "moves": float(moves[1]) if moves else 0.0}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[2000, 5000])
@@ -131,6 +184,10 @@ def main() -> None:
                         help="sockets on each game (1: every socket its own game)")
     parser.add_argument("--idle", type=float, default=30.0)
     parser.add_argument("--no-deflate", action="store_true")
+    parser.add_argument("--live", type=float, default=15.0,
+                        help="seconds of moves at the largest step (0: none)")
+    parser.add_argument("--live-connections", type=int, default=8,
+                        help="wrk's connections to the replica that takes the moves")
     args = parser.parse_args()
 
     soft, hard = raise_fd_limit(max(args.steps) + SPARE_FDS)
@@ -154,8 +211,8 @@ def main() -> None:
         pid = svc.proc.pid
         count = -(-steps[-1] // args.per_game)
         with httpx.Client(base_url=svc.url, timeout=30) as c:
-            games = [c.post("/games", json={"preset": "expert"}).json()["game"]["id"]
-                     for _ in range(count)]
+            created = [c.post("/games", json={"preset": "expert"}).json() for _ in range(count)]
+        games = [g["game"]["id"] for g in created]
         client = mp.Process(target=_clients, args=(svc.port, games, not args.no_deflate, theirs))
         client.start()
         # Warm-up: what the first sockets load or allocate once is not a cost per socket.
@@ -181,6 +238,13 @@ def main() -> None:
             time.sleep(args.idle)
             rows.append({"sockets": opened, "rss": now, "connect_s": connect_s,
                          "cpu": (cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)})
+        if args.live:
+            mover = ServiceProcess({"REDIS_URL": server.url, "LOG_LEVEL": "warning"}).start()
+            try:
+                live = live_phase(pid, mover, created, commands, args)
+            finally:
+                mover.stop()
+            live["rss"] = rss(pid)
         commands.send(("close",))
         commands.recv()
     finally:
@@ -204,6 +268,16 @@ def main() -> None:
         print(f"{r['sockets']:8d} {r['rss'] / mib:8.1f} {per:10.1f} {r['cpu']:9.1%} "
               f"{opened_in:>9}")
     print("idle CPU: share of one core; KiB/socket: (RSS - RSS with no socket) / sockets")
+    if args.live:
+        idle = rows[-1]["cpu"]
+        busy = live["cpu"] / live["seconds"]
+        per_message = (live["cpu"] - idle * live["seconds"]) / max(1, live["messages"])
+        print(f"moves on another replica for {live['seconds']:.0f} s ({live['moves']:.0f}/s, "
+              f"wrk -c{args.live_connections}): {live['messages'] / live['seconds']:.0f} "
+              f"messages/s to {rows[-1]['sockets']} sockets on this replica, its CPU "
+              f"{busy:.0%} of a core ({idle:.1%} idle); {per_message * 1e6:.0f} us a message "
+              f"over idle: {1 / per_message:.0f} messages/s per core; RSS after "
+              f"{live['rss'] / mib:.1f} MiB")
 
 
 if __name__ == "__main__":
