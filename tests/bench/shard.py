@@ -33,6 +33,7 @@ import multiprocessing as mp
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -336,7 +337,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--pipeline", type=int, nargs="+", default=[1, 16],
                         help="commands per write, each value a round of its own")
-    parser.add_argument("--rounds", type=int, default=2,
+    parser.add_argument("--rounds", type=int, default=3,
                         help="runs of each, alternating with the baseline")
     parser.add_argument("--redis", default="/usr/bin/redis-server")
     parser.add_argument("--compare", nargs="*", default=[],
@@ -382,9 +383,8 @@ def main() -> None:
     for label in dict.fromkeys(label for label, _ in rows):
         for pipeline in args.pipeline:
             def median(kind: str, lbl: str = label, p: int = pipeline) -> float:
-                v = sorted(r["per_core"] for la, r in rows
-                           if la == lbl and r["pipeline"] == p and r["kind"] == kind)
-                return v[len(v) // 2]
+                return statistics.median(r["per_core"] for la, r in rows
+                                         if la == lbl and r["pipeline"] == p and r["kind"] == kind)
             c, lim, h = median("commit"), median("limited"), median("hset")
             print(f"  {label:12} pipeline {pipeline:3d}: {c:8.0f} commits/s per core "
                   f"({c / h:.2f} of HSET's {h:.0f}); with the rate limits {lim:.0f} "
