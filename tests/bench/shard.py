@@ -9,8 +9,12 @@ rewrites off so none lands inside a run), stores 256 expert games a connection, 
 connection committing moves on games of its own with the script the service registers
 (``commit.lua``; EVALSHA with the keys and arguments of a move on a game the replica
 has a copy of: one call a move, a snapshot and a diff of the sizes the service writes),
-``--pipeline`` commands per write. Twice: without rate limits (as ``load.py`` runs the
-service) and taking the buckets a move takes with the default settings. One more
+``--pipeline`` commands per write. Three ways: without rate limits (as ``load.py``
+runs the service); taking the buckets a move takes with the default settings; and as
+a move goes on a Redis Cluster, where a replica keeps no copy and the buckets live in
+other slots: an HMGET of the game and a ``take.lua`` call for each group of buckets,
+sent together, then the commit without them (the per-core figure adds up the CPU of
+all four calls, which a cluster spreads over its shards). One more
 connection subscribes to every game's channel and reads what the script publishes, as
 a replica with a player's socket on each game would.
 
@@ -48,17 +52,18 @@ from service import engine  # noqa: E402
 from service.api.ratelimit import Limits, RateLimits  # noqa: E402
 from service.config import Config  # noqa: E402
 from service.store import Take, keys  # noqa: E402
-from service.store.games import _COMMIT, IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
+from service.store.games import _COMMIT, _FIELDS, IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
 from service.store.players import RECENT_KEPT  # noqa: E402
-from service.store.ratelimit import take_args  # noqa: E402
+from service.store.ratelimit import _TAKE, take_args  # noqa: E402
 from tests.support.servers import free_port, wait_for  # noqa: E402
 
 TTL_MS = 7 * 24 * 3600 * 1000
 # Enough games that none is moved on more often than the move limit allows.
 GAMES_PER_CONNECTION = 256
-# A commit as the load bench makes it (rate limits off), a commit that takes the rate
-# limits a move takes with the default settings, and the baseline.
-KINDS = ["commit", "limited", "hset"]
+# A commit as the load bench makes it (rate limits off); one that takes the rate limits
+# a move takes with the default settings; a move as on a Redis Cluster, where the game
+# is read and the limits taken in calls of their own before the commit; the baseline.
+KINDS = ["commit", "limited", "cluster", "hset"]
 # What a flag on an expert board publishes, as the service encodes it.
 DIFF = (
     b'{"type":"diff","version":%d,"status":"playing","paused":false,'
@@ -91,16 +96,24 @@ def game_id(n: int) -> str:
 class Commands:
     """One game's commands, encoded ahead but for what changes from move to move."""
 
-    def __init__(self, sha: bytes, n: int, snap: bytes, limits: bool) -> None:
+    def __init__(self, shas: dict[str, bytes], n: int, snap: bytes, kind: str) -> None:
         gid = game_id(n)
         game = keys.game(gid)
-        # The buckets a move on a cached game takes in its commit with the default
-        # settings: its address's (one address a game: no bucket runs dry) and its token's.
-        self.takes: list[Take] = []
-        if limits:
-            rate_limits = RateLimits(Limits.from_config(Config()), None)  # type: ignore[arg-type]
-            self.takes = [*rate_limits.client(f"10.{n >> 16}.{(n >> 8) & 255}.{n & 255}"),
-                          *rate_limits.move(n.to_bytes(12, "big"))]
+        # The buckets a move takes with the default settings, in groups of one hash tag:
+        # its address's (one address a game, so no bucket runs dry) and its token's.
+        rate_limits = RateLimits(Limits.from_config(Config()), None)  # type: ignore[arg-type]
+        self.groups = [rate_limits.client(f"10.{n >> 16}.{(n >> 8) & 255}.{n & 255}"),
+                       rate_limits.move(n.to_bytes(12, "big"))]
+        # A move on a cached game takes them in its commit; on a cluster every move
+        # reads its game and takes each group in calls of their own, then commits.
+        self.takes: list[Take] = [t for g in self.groups for t in g] if kind == "limited" else []
+        self.read = resp(b"HMGET", game, *_FIELDS)
+        self.take_heads = [
+            b"*%d\r\n" % (3 + len(g) + 1 + 4 * len(g))
+            + b"".join(bulk(p) for p in (b"EVALSHA", shas["take"], len(g), *(t.key for t in g)))
+            for g in self.groups
+        ]
+        sha = shas["commit"]
         # A move's commit, with the keys and arguments the service passes (store/games.py):
         # game, events, no idempotency key, no tally (the game's hash in their places),
         # the buckets; then expected rev, snapshot, version, diff, channel, ttl, no
@@ -115,6 +128,12 @@ class Commands:
             keys.channel(gid), TTL_MS, b"", IDEMPOTENCY_TTL_MS, STREAM_MAXLEN))
         self.tail = b"".join(bulk(p) for p in (b"", b"", RECENT_KEPT))
         self.hset_head = b"*6\r\n" + bulk(b"HSET") + bulk(game) + bulk(b"rev")
+
+    def reads(self, now_ms: int) -> bytes:
+        """What a move on a cluster asks for at once: its game, and each group's buckets."""
+        takes = [head + b"".join(bulk(a) for a in take_args(g, now_ms))
+                 for head, g in zip(self.take_heads, self.groups, strict=True)]
+        return self.read + b"".join(takes)
 
     def commit(self, rev: int, attempt: bytes, expected: bytes, now_ms: int) -> bytes:
         version = rev + 1
@@ -222,50 +241,65 @@ def _replies(reader: Any, want: int, sock_data: bytes) -> list[Any]:
     return out
 
 
-async def _connection(port: int, kind: str, sha: bytes, first_game: int, games: int,
-                      pipeline: int, snap: bytes, stop: float, counts: dict[str, int]) -> None:
+async def _connection(port: int, kind: str, shas: dict[str, bytes], first_game: int,
+                      games: int, pipeline: int, snap: bytes, stop: float,
+                      counts: dict[str, int]) -> None:
     import hiredis
 
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     parser = hiredis.Reader()
-    revs = [0] * games
-    expected = [b""] * games
-    commands = [Commands(sha, first_game + g, snap, kind == "limited") for g in range(games)]
-    attempt = 0
-    i = 0
-    while time.perf_counter() < stop:
-        batch = []
-        now_ms = int(time.time() * 1000)
-        for _ in range(pipeline):
-            g = i % games
-            i += 1
-            attempt += 1
-            if kind == "hset":
-                batch.append(commands[g].hset(revs[g]))
-            else:
-                mine = (first_game * 1_000_000_000 + attempt).to_bytes(12, "big")
-                batch.append(commands[g].commit(revs[g], mine, expected[g], now_ms))
-                expected[g] = mine
-            revs[g] += 1
+
+    async def exchange(batch: list[bytes], replies: int) -> list[Any]:
         writer.write(b"".join(batch))
         got: list[Any] = []
-        while len(got) < pipeline:
+        while len(got) < replies:
             data = await reader.read(65536)
             if not data:
                 raise ConnectionError("redis closed the connection")
-            got += _replies(parser, pipeline, data)
-        for r in got:
-            # commit.lua answers {1} when committed; HSET how many fields it added (0).
-            if r == [1] or (kind == "hset" and isinstance(r, int)):
-                counts["ok"] += 1
-            else:
-                counts["failed"] += 1
-                if counts["failed"] == 1:
-                    print(f"unexpected reply: {r!r}", file=sys.stderr)
+            got += _replies(parser, replies, data)
+        return got
+
+    def check(ok: bool, reply: Any) -> None:
+        if not ok:
+            counts["failed"] += 1
+            if counts["failed"] == 1:
+                print(f"unexpected reply: {reply!r}", file=sys.stderr)
+
+    revs = [0] * games
+    expected = [b""] * games
+    commands = [Commands(shas, first_game + g, snap, kind) for g in range(games)]
+    attempt = 0
+    i = 0
+    while time.perf_counter() < stop:
+        now_ms = int(time.time() * 1000)
+        moved = [(i + k) % games for k in range(pipeline)]
+        i += pipeline
+        if kind == "hset":
+            for r in await exchange([commands[g].hset(revs[g]) for g in moved], pipeline):
+                check(isinstance(r, int), r)
+            counts["ok"] += pipeline
+            for g in moved:
+                revs[g] += 1
+            continue
+        if kind == "cluster":
+            # The game's fields, then 0 from each take (a bucket that was not empty).
+            for r in await exchange([commands[g].reads(now_ms) for g in moved], 3 * pipeline):
+                check(isinstance(r, list) or r == 0, r)
+        batch = []
+        for g in moved:
+            attempt += 1
+            mine = (first_game * 1_000_000_000 + attempt).to_bytes(12, "big")
+            batch.append(commands[g].commit(revs[g], mine, expected[g], now_ms))
+            expected[g] = mine
+            revs[g] += 1
+        for r in await exchange(batch, pipeline):
+            # commit.lua answers {1} when committed.
+            check(r == [1], r)
+            counts["ok"] += r == [1]
     writer.close()
 
 
-def _client(port: int, kind: str, sha: bytes, first_games: list[int], games: int,
+def _client(port: int, kind: str, shas: dict[str, bytes], first_games: list[int], games: int,
             pipeline: int, snap: bytes, seconds: float, out: Any) -> None:
     with contextlib.suppress(ImportError):
         import uvloop
@@ -276,7 +310,7 @@ def _client(port: int, kind: str, sha: bytes, first_games: list[int], games: int
     async def run() -> None:
         stop = time.perf_counter() + seconds
         await asyncio.gather(*[
-            _connection(port, kind, sha, first, games, pipeline, snap, stop, counts)
+            _connection(port, kind, shas, first, games, pipeline, snap, stop, counts)
             for first in first_games
         ])
 
@@ -298,7 +332,7 @@ def _listener(port: int, games: int, ready: Any, done: Any) -> None:
 
 
 def run_round(server: Server, kind: str, args: argparse.Namespace, pipeline: int,
-              snap: bytes, sha: bytes) -> dict[str, Any]:
+              snap: bytes, shas: dict[str, bytes]) -> dict[str, Any]:
     per_conn = max(GAMES_PER_CONNECTION, pipeline)
     total_games = args.connections * per_conn
     preload(server.port, total_games, snap)
@@ -311,7 +345,7 @@ def run_round(server: Server, kind: str, args: argparse.Namespace, pipeline: int
     conns = list(range(args.connections))
     shares = [conns[c::args.clients] for c in range(args.clients)]
     procs = [mp.Process(target=_client, args=(
-        server.port, kind, sha, [c * per_conn for c in share], per_conn, pipeline, snap,
+        server.port, kind, shas, [c * per_conn for c in share], per_conn, pipeline, snap,
         args.seconds, out)) for share in shares if share]
     cpu0, t0 = server.cpu(), time.perf_counter()
     for p in procs:
@@ -357,14 +391,15 @@ def main() -> None:
         try:
             server.start()
             version = server.info("server")["redis_version"]
-            sha = server.call(b"SCRIPT", b"LOAD", commit_lua)
+            shas = {"commit": server.call(b"SCRIPT", b"LOAD", commit_lua),
+                    "take": server.call(b"SCRIPT", b"LOAD", _TAKE)}
             label = f"Redis {version}"
             print(f"{label}: {executable}")
             for pipeline in args.pipeline:
                 for n in range(args.rounds):
                     kinds = KINDS[n % len(KINDS):] + KINDS[:n % len(KINDS)]
                     for kind in kinds:
-                        rows.append((label, run_round(server, kind, args, pipeline, snap, sha)))
+                        rows.append((label, run_round(server, kind, args, pipeline, snap, shas)))
         finally:
             server.cleanup()
 
@@ -376,7 +411,8 @@ def main() -> None:
     print(f"{'redis':12} {'what':7} {'pipe':>4} {'ops/s':>8} {'Redis busy':>10} "
           f"{'CPU us/op':>9} {'ops/s per core':>14} {'failed':>6}")
     for label, r in rows:
-        what = {"commit": "commit", "limited": "+limits", "hset": "HSET"}[r["kind"]]
+        what = {"commit": "commit", "limited": "+limits", "cluster": "cluster",
+                "hset": "HSET"}[r["kind"]]
         print(f"{label:12} {what:7} {r['pipeline']:4d} {r['per_s']:8.0f} {r['busy']:10.0%} "
               f"{r['cpu_us']:9.1f} {r['per_core']:14.0f} {r['failed']:6d}")
     print("median of each, commits per second of one Redis core (ratio to the HSET baseline):")
@@ -385,10 +421,10 @@ def main() -> None:
             def median(kind: str, lbl: str = label, p: int = pipeline) -> float:
                 return statistics.median(r["per_core"] for la, r in rows
                                          if la == lbl and r["pipeline"] == p and r["kind"] == kind)
-            c, lim, h = median("commit"), median("limited"), median("hset")
-            print(f"  {label:12} pipeline {pipeline:3d}: {c:8.0f} commits/s per core "
+            c, lim, cl, h = (median(k) for k in KINDS)
+            print(f"  {label:12} pipeline {pipeline:3d}: {c:6.0f} commits/s per core "
                   f"({c / h:.2f} of HSET's {h:.0f}); with the rate limits {lim:.0f} "
-                  f"({lim / h:.2f})")
+                  f"({lim / h:.2f}); moves as on a cluster {cl:.0f} ({cl / h:.2f})")
 
 
 if __name__ == "__main__":
