@@ -17,6 +17,11 @@ from .settings import FirstClick, PresetName
 Status = Literal["ready", "playing", "won", "lost"]
 Action = Literal["reveal", "flag", "chord"]
 Mark = Literal["flag", "question", "none"]
+# What a revealed mine does: end the game, or (a match's rule) cost time and count as flagged.
+OnMine = Literal["lose", "penalty"]
+
+# What each mine revealed under ``on_mine="penalty"`` adds to the player's time.
+PENALTY_MS = 5000
 
 HIDDEN = ord("#")
 FLAG = ord("F")
@@ -73,6 +78,9 @@ class Game(msgspec.Struct, frozen=True, array_like=True):
     # The 3BV cleared so far, kept as the cells open so a view never labels the board's
     # openings again; None in a snapshot stored before it was kept.
     bbbv_done: int | None = None
+    on_mine: OnMine = "lose"
+    # Mines revealed under ``on_mine="penalty"``.
+    penalties: int = 0
 
     @property
     def finished(self) -> bool:

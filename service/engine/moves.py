@@ -28,6 +28,7 @@ from .game import (
     Clicks,
     Game,
     Mark,
+    OnMine,
 )
 from .placement import place, start_area
 from .rng import SplitMix64
@@ -49,6 +50,7 @@ def new_game(
     first_click: FirstClick = "zero",
     no_guess: bool = False,
     question_marks: bool = False,
+    on_mine: OnMine = "lose",
 ) -> Game:
     if no_guess and first_click != "zero":
         raise InvalidSettings("no_guess boards start with an opening: use first_click 'zero'")
@@ -70,6 +72,7 @@ def new_game(
         created_at=now_ms,
         cells=bytes([HIDDEN]) * (w * h),
         hidden_safe=w * h - m,
+        on_mine=on_mine,
     )
     if first_click == "none":
         game = _with_layout(game, place(w, h, m, seed))
@@ -135,18 +138,29 @@ def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int]) -> bytes:
         view[~flat & (view == FLAG)] = WRONG_FLAG
         view[exploded] = EXPLODED
     else:
-        view[flat] = FLAG
+        # A mine that cost a penalty stays exploded on the won board.
+        view[flat & (view != EXPLODED)] = FLAG
     return view.tobytes()
 
 
 def _open(
     game: Game, targets: list[int], now_ms: int, clicks: Clicks, started_at: int | None
 ) -> tuple[Game, list[ChangedCell]]:
-    """Open ``targets`` (hidden, unmarked cells): shared by reveal and chord."""
+    """Open ``targets`` (hidden, unmarked cells): shared by reveal and chord.
+
+    Under ``on_mine="penalty"`` a mine among them does not end the game: it shows
+    exploded, counts as flagged and as a penalty, and play goes on."""
     w = game.width
-    exploded = [t for t in targets if game.is_mine(t)]
+    hit = [t for t in targets if game.is_mine(t)]
     safe = [t for t in targets if not game.is_mine(t)]
+    penalised = game.on_mine == "penalty" and bool(hit)
+    exploded = [] if penalised else hit
     before = game.cells
+    if penalised:
+        marked = bytearray(before)
+        for t in hit:
+            marked[t] = EXPLODED
+        before = bytes(marked)
     numbers = [] if exploded else [game.count(t) for t in safe]
     # The common cases, a lone number or a chord that opens only numbers, need no
     # whole-board work: no zero among the targets means no cascade.
@@ -168,6 +182,8 @@ def _open(
         cells, opened = before, 0
     hidden_safe = game.hidden_safe - opened
     changes: dict[str, object] = {"status": "playing", "started_at": started_at}
+    if penalised:
+        changes.update(flags=game.flags + len(hit), penalties=game.penalties + len(hit))
     if hidden_safe == 0 and not exploded:
         changes["bbbv_done"] = game.bbbv
     elif local:
@@ -183,9 +199,9 @@ def _open(
         if not exploded:
             changes["flags"] = game.mines
     new = _commit(game, cells, clicks, hidden_safe=hidden_safe, **changes)
-    if local and "ended_at" not in changes:
+    if local and "ended_at" not in changes and not penalised:
         return new, [(t % w, t // w, chr(cells[t])) for t in sorted(safe)]
-    return new, grid.changed(before, cells, w)
+    return new, grid.changed(game.cells, cells, w)
 
 
 def _bbbv_done(game: Game) -> int:
@@ -254,6 +270,7 @@ def open_start(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     return msgspec.structs.replace(opened, version=0, clicks=Clicks(), started_at=None), cells
 
 
+_FLAGGED = (FLAG, EXPLODED)
 _CYCLE = {HIDDEN: FLAG, FLAG: QUESTION, QUESTION: HIDDEN}
 _CYCLE_NO_QUESTION = {HIDDEN: FLAG, FLAG: HIDDEN, QUESTION: HIDDEN}
 _MARKS = {"flag": FLAG, "question": QUESTION, "none": HIDDEN}
@@ -292,7 +309,8 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCe
     if not 1 <= number <= 8:
         return unchanged
     around = game.neighbours(i)
-    if sum(1 for n in around if game.cells[n] == FLAG) != number:
+    # A mine that cost a penalty counts as flagged.
+    if sum(1 for n in around if game.cells[n] in _FLAGGED) != number:
         return unchanged
     targets = [n for n in around if game.cells[n] == HIDDEN]
     if not targets:

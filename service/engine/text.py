@@ -43,7 +43,8 @@ _CLICK_FIELDS = tuple(f"clicks.{name}" for name in Clicks.__struct_fields__)
 
 def dump(game: Game) -> str:
     fields: list[str] = []
-    for name in ("version", "width", "height", "mines", "status", "first_click", "preset"):
+    for name in ("version", "width", "height", "mines", "status", "first_click", "preset",
+                 "on_mine", "penalties"):
         value = getattr(game, name)
         fields.append(f"{name}={'-' if value is None else value}")
     for name in _BOOL_FIELDS:
@@ -95,10 +96,16 @@ def load(text: str) -> Game:
                 raise ValueError(f"cell {i % width},{i // width} shows {chr(c)}, not {chr(sol[i])}")
     mines = int(header.get("mines", n_mines))
     revealed = sum(1 for c in cells if ZERO <= c <= ZERO + 8)
-    ended = any(c in (ord("X"), ord("*"), ord("!")) for c in cells)
+    on_mine = header.get("on_mine", "lose")
+    # Under the penalty rule an exploded mine ends nothing.
+    ended_by = (ord("*"), ord("!")) if on_mine == "penalty" else (ord("X"), ord("*"), ord("!"))
+    ended = any(c in ended_by for c in cells)
     status = header.get("status") or ("lost" if ended else "playing" if revealed else "ready")
-    # After a loss a wrong flag shows "!" but still counts in mines_left.
-    flags = sum(1 for c in cells if c in (ord("F"), ord("!")))
+    # After a loss a wrong flag shows "!" but still counts in mines_left; a mine that
+    # cost a penalty counts as flagged.
+    counted = (ord("F"), ord("!"), ord("X")) if on_mine == "penalty" else (ord("F"), ord("!"))
+    flags = sum(1 for c in cells if c in counted)
+    exploded = sum(1 for c in cells if c == ord("X"))
 
     def opt_int(name: str, default: int | None) -> int | None:
         value = header.get(name)
@@ -141,6 +148,8 @@ def load(text: str) -> Game:
         paused_ms=int(header.get("paused_ms", 0)),
         clicks=clicks,
         bbbv_done=opt_int("bbbv_done", done),
+        on_mine=on_mine,  # type: ignore[arg-type]
+        penalties=int(header.get("penalties", exploded if on_mine == "penalty" else 0)),
     )
 
 
