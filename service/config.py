@@ -86,6 +86,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     heartbeat_seconds: Annotated[float, Meta(
         gt=0, description="seconds of quiet on a WebSocket before the server sends a heartbeat"
     )] = 15.0
+    seek_expiry: Annotated[float, Meta(
+        gt=0, description="seconds a seek waits for an opponent after its player last "
+        "polled it, when the player has no socket open"
+    )] = 30.0
 
     # Not a setting: the most a request body or a socket message may hold.
     max_body: ClassVar[int] = 16 * 1024

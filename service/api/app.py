@@ -22,7 +22,20 @@ from starlette.types import ASGIApp, Scope
 from .. import engine, metrics, store, wire
 from ..config import Config
 from ..logs import AccessLog
-from . import backends, events, games, leaderboards, player_events, players, replays
+from . import (
+    backends,
+    deadlines,
+    events,
+    games,
+    leaderboards,
+    match_events,
+    matches,
+    player_events,
+    players,
+    ratings,
+    replays,
+    seeks,
+)
 from .backends import Backends
 from .edge import Edge, Proxies
 from .ratelimit import Limits, RateLimits
@@ -133,6 +146,7 @@ def create_app(config: Config | None = None) -> Starlette:
             events=store.Events(routing),
             leaderboards=store.Leaderboards(redis),
             rate_limits=RateLimits(limits, buckets),
+            matches=store.MatchStore(redis, ttl_seconds=config.game_ttl),
         )
         app.state.backends = b
         engine.preload()
@@ -140,7 +154,8 @@ def create_app(config: Config | None = None) -> Starlette:
         # collector's full passes makes each of those a fraction of the cost.
         gc.freeze()
         try:
-            yield
+            async with deadlines.running(b):
+                yield
         finally:
             learning.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -172,7 +187,16 @@ def create_app(config: Config | None = None) -> Starlette:
         # Before /players/{player_id}, which "me" would match too.
         Route("/players/me", players.me, methods=["GET", "PATCH"]),
         Route("/players/{player_id}", players.get_player),
+        Route("/matches", matches.create, methods=["POST"]),
+        Route("/matches/{match_id}", matches.get_match),
+        Route("/matches/{match_id}/join", matches.join, methods=["POST"]),
+        Route("/matches/{match_id}/leave", matches.leave, methods=["POST"]),
+        Route("/matches/{match_id}/start", matches.start, methods=["POST"]),
+        Route("/seeks", seeks.create, methods=["POST"]),
+        Route("/seeks/{seek_id}", seeks.seek, methods=["GET", "DELETE"]),
+        Route("/ratings/race", ratings.race),
         WebSocketRoute("/games/{game_id}/events", events.events),
+        WebSocketRoute("/matches/{match_id}/events", match_events.match_events),
         WebSocketRoute("/players/me/events", player_events.player_events),
     ]
     if WEB.is_dir():
@@ -182,7 +206,7 @@ def create_app(config: Config | None = None) -> Starlette:
         cors = functools.partial(
             CORSMiddleware,
             allow_origins=list(config.cors_origins),
-            allow_methods=["GET", "POST", "PATCH"],
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key"],
             expose_headers=["Location", "Retry-After", "X-Request-ID"],
         )

@@ -55,18 +55,31 @@ def unauthorized(detail: str) -> ApiError:
     return ApiError(401, "unauthorized", detail, {"WWW-Authenticate": 'Bearer realm="games"'})
 
 
-def owns(record: Record, token_hash: bytes) -> bool:
-    """Whether the token is the game's own, or its player's. Both comparisons are made,
-    whichever matches, so the time taken tells nothing."""
+def _holder(record: Record, token_hash: bytes) -> tuple[bool, str | None]:
+    """Whether the token is the game's own, its player's, or (a co-op match's game) a
+    seated player's; and the id of the player whose it is, if a player's. Every
+    comparison is made, whichever matches, so the time taken tells nothing."""
     game = hmac.compare_digest(record.token_hash, token_hash)
     player = hmac.compare_digest(record.player_token_hash or b"", token_hash)
-    return game or player
+    mover = record.player_id if player else None
+    for player_id, seated in record.coop:
+        if hmac.compare_digest(seated, token_hash):
+            mover = player_id
+    return game or player or mover is not None, mover
 
 
-def authorise(record: Record, token_hash: bytes) -> None:
-    """The game's own token, or its player's; 403 otherwise."""
-    if not owns(record, token_hash):
+def owns(record: Record, token_hash: bytes) -> bool:
+    """Whether the token may change the game."""
+    return _holder(record, token_hash)[0]
+
+
+def authorise(record: Record, token_hash: bytes) -> str | None:
+    """The player whose token changes the game (None: the game's own token); 403 when
+    the token may not change it."""
+    owned, mover = _holder(record, token_hash)
+    if not owned:
         raise ApiError(403, "forbidden", "that token does not belong to this game")
+    return mover
 
 
 async def load_authorised(conn: HTTPConnection) -> tuple[str, Record]:

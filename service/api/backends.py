@@ -1,4 +1,4 @@
-"""What a request works with: the settings, the stores (games, players, leaderboards),
+"""What a request works with: the settings, the stores (games, players, leaderboards, matches),
 the events and the rate limits, built once at start-up."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
 from ..config import Config
-from ..store import Events, GameStore, Leaderboards, PlayerStore
+from ..store import Events, GameStore, Leaderboards, MatchStore, PlayerStore
 
 if TYPE_CHECKING:
     from .ratelimit import RateLimits
@@ -24,6 +24,7 @@ class Backends:
     events: Events
     leaderboards: Leaderboards
     rate_limits: RateLimits
+    matches: MatchStore
 
 
 def of(conn: HTTPConnection) -> Backends:

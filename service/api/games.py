@@ -24,6 +24,7 @@ from .auth import (
     player_of_token,
 )
 from .backends import Backends
+from .boards import settings_of
 from .problems import ApiError
 from .requests import (
     client_address,
@@ -37,26 +38,6 @@ from .requests import (
 from .responses import MsgspecResponse
 
 # ---- create, read, reset -------------------------------------------------------------------
-
-
-def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:
-    sizes = (body.width, body.height, body.mines)
-    named = body.daily_preset or body.preset
-    if body.daily_preset and body.preset:
-        raise ApiError(422, "invalid_request", "give a preset or a daily board, not both")
-    if body.daily_preset and (body.seed is not None or body.first_click != "zero"):
-        raise ApiError(422, "invalid_request", "a daily board sets its own seed and start")
-    if named is not None:
-        if any(v is not None for v in sizes):
-            raise ApiError(
-                422, "invalid_request", "give a preset or width/height/mines, not both"
-            )
-        return engine.preset(named)
-    if all(v is None for v in sizes):
-        return engine.preset("beginner")
-    if body.width is None or body.height is None or body.mines is None:
-        raise ApiError(422, "invalid_request", "a custom board needs width, height and mines")
-    return engine.custom(body.width, body.height, body.mines, max_cells=max_cells)
 
 
 # ``player`` once took any name; a name is now a player's own (``POST /players``).

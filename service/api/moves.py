@@ -26,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import engine, metrics, store, wire
 from ..store import Record
-from . import endings, views
+from . import endings, matches, views
 from .auth import authorise, hash_token, owns
 from .backends import Backends
 from .problems import ApiError
@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MAX_ATTEMPTS = 64
+_CELL_MOVES = frozenset({"reveal", "flag", "chord"})
 # Boards past this many cells make whole-board work long enough to stall other requests.
 HEAVY_CELLS = 65_536
 
@@ -169,8 +170,9 @@ async def change(
         for attempt in range(MAX_ATTEMPTS):
             now = now_ms()
             try:
-                answer, outcome = await _apply(record, token_hash, fingerprint, if_match, step,
-                                               now)
+                answer, outcome = await _apply(
+                    record, token_hash, fingerprint, if_match, kind, step, now
+                )
             except Exception:
                 if not cached:
                     raise
@@ -196,6 +198,8 @@ async def change(
                     _COMMITTED[kind].inc()
                 if ending is not None:
                     await endings.settle(b, game_id, record, outcome.game, ending, now)
+                if record.match_id is not None and outcome.diff is not None:
+                    await matches.seat_moved(b, record, outcome.game)
                 return outcome.answer
             # Another change won the race (or the copy was behind): apply this one to
             # the game it left, at once the first time; after that back off a little,
@@ -210,11 +214,15 @@ async def change(
 
 
 async def _apply(
-    record: Record, token_hash: bytes, fingerprint: bytes, if_match: int | None, step: Step,
-    now: int,
+    record: Record, token_hash: bytes, fingerprint: bytes, if_match: int | None,
+    kind: wire.MoveAction | Literal["hint"], step: Step, now: int,
 ) -> tuple[bytes | None, Outcome | None]:
     """The change to ``record``: an answer with nothing to store, or an outcome to commit."""
-    authorise(record, token_hash)
+    mover = authorise(record, token_hash)
+    if record.window is not None:
+        if kind not in _CELL_MOVES:
+            raise ApiError(403, "forbidden", f"a match's game takes no {kind}")
+        matches.check_window(record, now)
     if record.idempotent is not None:
         return _first_answer(record.idempotent, fingerprint), None
     if if_match is not None and record.game.version != if_match:
@@ -223,6 +231,8 @@ async def _apply(
             f"the game is at version {record.game.version}, not {if_match}",
         )
     outcome = await _off_loop(step, record.game, now, heavy=heavy(record.game))
+    if record.coop and mover is not None:
+        outcome = _attributed(outcome, mover)
     if outcome.game == record.game:
         return outcome.answer, None  # nothing to store
     return None, outcome
@@ -279,6 +289,15 @@ async def _commit(
         )
     except store.RateLimited as limited:
         raise refusal(limited.wait_ms, "move") from None
+
+
+_diff = msgspec.json.Decoder(wire.Diff)
+
+
+def _attributed(outcome: Outcome, by: str) -> Outcome:
+    """A co-op game's change, its diff saying who made it."""
+    answer = _encode(msgspec.structs.replace(_diff.decode(outcome.answer), by=by))
+    return outcome._replace(answer=answer, diff=answer if outcome.diff is not None else None)
 
 
 def _first_answer(stored: bytes, fingerprint: bytes) -> bytes:

@@ -58,6 +58,10 @@ def api_error_of(exc: Exception) -> ApiError:
         return ApiError(_ENGINE_STATUS.get(exc.code, 422), exc.code, str(exc))
     if isinstance(exc, store.GameNotFound):
         return ApiError(404, "not_found", "no such game (it may have expired)")
+    if isinstance(exc, store.MatchNotFound):
+        return ApiError(404, "not_found", "no such match (it may have expired)")
+    if isinstance(exc, store.SeekNotFound):
+        return ApiError(404, "not_found", "no such seek")
     if isinstance(exc, store.StoreUnavailable):
         log.warning("store unavailable: %s", exc)
         return ApiError(

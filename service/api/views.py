@@ -11,7 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from .. import engine, wire
-from ..store import PlayerRecord, Recent, Record
+from ..store import MatchState, PlayerRecord, Recent, Record
 from ..wire import optional_timestamp, timestamp
 
 _held = msgspec.json.Decoder(wire.Held)
@@ -174,4 +174,54 @@ def recent_game(r: Recent) -> wire.RecentGame:
         bbbv_per_second=r.bbbv_per_s_milli / 1000 if r.bbbv_per_s_milli else None,
         assisted=r.assisted,
         ended_at=timestamp(r.ended_at),
+    )
+
+
+# ---- matches -------------------------------------------------------------------------------
+
+
+def _rating(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def match_view(state: MatchState, now: int, viewer: str | None = None) -> wire.MatchView:
+    """The match as ``viewer`` (a player's id, or None: anybody) may see it: a race's
+    game ids only to each seat's own player until the end; co-op's to everyone."""
+    public = state.mode == "coop" or state.status == "finished"
+    status = state.status
+    if status == "countdown" and state.starts_at is not None and now >= state.starts_at:
+        status = "playing"
+    seats = [
+        wire.Seat(
+            player=wire.SeatPlayer(id=s.player_id, name=s.name, rating=_rating(s.rating)),
+            status=s.status,
+            progress=wire.Progress(bbbv_done=s.bbbv_done, bbbv=s.bbbv),
+            penalties=s.penalties,
+            time_ms=s.time_ms,
+            place=s.place,
+            rating_before=_rating(s.rating_before),
+            rating_after=_rating(s.rating_after),
+            game_id=s.game_id if public or s.player_id == viewer else None,
+        )
+        for s in state.seats
+    ]
+    return wire.MatchView(
+        id=state.id,
+        mode=state.mode,
+        status=status,
+        version=state.version,
+        width=state.width,
+        height=state.height,
+        mines=state.mines,
+        preset=state.preset,
+        no_guess=state.no_guess,
+        rated=state.rated,
+        on_mine=state.on_mine,
+        time_limit_s=state.time_limit_s,
+        created_at=timestamp(state.created_at),
+        starts_at=optional_timestamp(state.starts_at),
+        ends_at=optional_timestamp(state.ends_at),
+        ended_at=optional_timestamp(state.ended_at),
+        server_time=timestamp(now),
+        seats=seats,
     )

@@ -9,7 +9,7 @@ caller passes the time (``now_ms``) and the seed.
 from . import grid
 from .codec import decode, encode
 from .errors import EngineError, GameOver, GamePaused, InvalidMove, InvalidSettings
-from .game import FINISHED, Action, ChangedCell, Clicks, Game, Mark, Status
+from .game import FINISHED, PENALTY_MS, Action, ChangedCell, Clicks, Game, Mark, OnMine, Status
 from .hints import advise, count_hint
 from .moves import Move, apply, check_playable, chord, flag, new_game, open_start, reveal
 from .pause import pause, resume
@@ -37,6 +37,7 @@ def bbbv_done(game: Game) -> int:
 __all__ = [
     "DEFAULT_MAX_CELLS",
     "FINISHED",
+    "PENALTY_MS",
     "PRESETS",
     "Action",
     "ChangedCell",
@@ -50,6 +51,7 @@ __all__ = [
     "InvalidSettings",
     "Mark",
     "Move",
+    "OnMine",
     "PresetName",
     "Settings",
     "Status",

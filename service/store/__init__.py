@@ -5,8 +5,9 @@ players, leaderboards, rate-limit buckets, and the embedded server. Every key is
 from .connection import Redis, connect
 from .errors import GameNotFound, RateLimited, StoreError, StoreUnavailable
 from .events import RESYNC, Events, Message, Resync, Subscription
-from .games import GameStore, Record
+from .games import GameStore, MatchLink, Record
 from .leaderboards import Entry, Leaderboards, board_name
+from .matches import MatchNotFound, MatchState, MatchStore, SeatState, Seek, SeekNotFound
 from .players import Owner, PlayerRecord, PlayerStore, Recent, Tally
 from .ratelimit import Buckets, Limit, Take
 from .routes import Routing
@@ -20,6 +21,10 @@ __all__ = [
     "GameStore",
     "Leaderboards",
     "Limit",
+    "MatchLink",
+    "MatchNotFound",
+    "MatchState",
+    "MatchStore",
     "Message",
     "Owner",
     "PlayerRecord",
@@ -30,6 +35,9 @@ __all__ = [
     "Redis",
     "Resync",
     "Routing",
+    "SeatState",
+    "Seek",
+    "SeekNotFound",
     "StoreError",
     "StoreUnavailable",
     "Subscription",

@@ -56,6 +56,18 @@ _FIELDS = _declared_fields(_FIELDS_LUA)
 
 _opened_encoder = msgspec.msgpack.Encoder()
 _opened_decoder = msgspec.msgpack.Decoder(list[engine.ChangedCell])
+_coop_encoder = msgspec.msgpack.Encoder()
+_coop_decoder = msgspec.msgpack.Decoder(tuple[tuple[str, bytes], ...])
+
+
+class MatchLink(msgspec.Struct, frozen=True):
+    """What a match's game knows of its match."""
+
+    match_id: str
+    seat: int
+    starts_at: int
+    ends_at: int
+    coop: tuple[tuple[str, bytes], ...] = ()
 
 
 class Record(msgspec.Struct, frozen=True):
@@ -79,6 +91,13 @@ class Record(msgspec.Struct, frozen=True):
     bot: bool = False
     # Why a won game was held off the human leaderboards (JSON of ``wire.Held``).
     held: bytes | None = None
+    # A match's game: the match, the seat (-1 for a co-op game, every seat's), and when
+    # moves are taken (``starts_at``, ``ends_at``).
+    match_id: str | None = None
+    seat: int = -1
+    window: tuple[int, int] | None = None
+    # A co-op game's players: (id, token hash) of each seat.
+    coop: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def owner(self) -> Owner | None:
@@ -131,6 +150,7 @@ class GameStore:
         daily: str | None = None,
         ranked: bool = False,
         opened: Sequence[engine.ChangedCell] = (),
+        match: MatchLink | None = None,
     ) -> None:
         """Store a new game, its player's if ``owner`` says whose; ``opened`` are the
         cells its board opened before the first move (a daily board's start), kept for
@@ -149,6 +169,13 @@ class GameStore:
             fields["ranked"] = 1
         if opened:
             fields["opened"] = _opened_encoder.encode(opened)
+        if match:
+            fields.update(
+                match=match.match_id, seat=match.seat,
+                window=f"{match.starts_at} {match.ends_at}",
+            )
+            if match.coop:
+                fields["coop"] = _coop_encoder.encode(match.coop)
         args: list[Any] = [self.ttl_ms]
         for name, value in fields.items():
             args += [name, value]
@@ -197,7 +224,8 @@ class GameStore:
 
     def _record(self, game_id: str, fields: list[Any], idempotent: bytes | None) -> Record:
         """The record of a game's FIELDS as Redis answered them; kept in the cache."""
-        rev, snap, tok, player, next_id, daily, ranked, pid, ptok, bot, held, attempt = fields
+        rev, snap, tok, player, next_id, daily, ranked, pid, ptok, bot, held, *rest = fields
+        attempt, match_id, seat, window, coop = rest
         if rev is None or snap is None:
             if self._cache is not None:
                 self._cache.drop(game_id)
@@ -215,6 +243,10 @@ class GameStore:
             bot=bot == b"1",
             held=held or None,
             attempt=attempt or b"",
+            match_id=match_id.decode() if match_id else None,
+            seat=int(seat) if seat is not None else -1,
+            window=cast(tuple[int, int], tuple(map(int, window.split()))) if window else None,
+            coop=_coop_decoder.decode(coop) if coop else (),
         )
         if self._cache is not None:
             self._cache.put(game_id, record)

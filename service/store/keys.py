@@ -108,3 +108,56 @@ def leaderboard_entries(board: str) -> str:
 def daily_secret() -> str:
     """The key that turns a date into a daily board's seed."""
     return "ms:secret:daily"
+
+
+# ---- matches, seeks and ratings -------------------------------------------------------------
+
+
+def match(match_id: str) -> str:
+    """The hash: write counter and the match's state (msgpack)."""
+    return f"ms:{{m:{match_id}}}:match"
+
+
+def match_events(match_id: str) -> str:
+    """The stream of the match's updates (entry id ``<version>-0``)."""
+    return f"ms:{{m:{match_id}}}:events"
+
+
+def match_channel(match_id: str) -> str:
+    """The pub/sub channel of the match's updates and its co-op cursors."""
+    return f"ms:{{m:{match_id}}}:live"
+
+
+def match_deadlines() -> str:
+    """The sorted set of matches by the time something is due (their start or their end)."""
+    return "ms:{deadlines}:matches"
+
+
+def seek(seek_id: str) -> str:
+    """A seek's hash; every seek shares the tag ``{seeks}``, so pairing is one script."""
+    return f"ms:{{seeks}}:seek:{seek_id}"
+
+
+def seek_pool(pool: str) -> str:
+    """The sorted set of the waiting seeks of one kind (settings and bot or human), by rating."""
+    return f"ms:{{seeks}}:pool:{pool}"
+
+
+def player_seek(player_id: str) -> str:
+    """The player's latest seek's id."""
+    return f"ms:{{seeks}}:player:{player_id}"
+
+
+def ratings(pool: str) -> str:
+    """The hash: player id -> rating (msgpack ``[mu, sigma, games]``), per mode and pool."""
+    return f"ms:{{r:{pool}}}:ratings"
+
+
+def rating_top(pool: str) -> str:
+    """The sorted set of a pool's players by rating."""
+    return f"ms:{{r:{pool}}}:top"
+
+
+def ratings_applied(pool: str) -> str:
+    """The set of matches whose results a pool's ratings already hold."""
+    return f"ms:{{r:{pool}}}:applied"

@@ -189,6 +189,7 @@ async def test_a_replica_dying_between_the_two_steps_loses_nothing(
             config=Config(), games=games, players=players,
             events=store.Events(store.Routing(cluster.url, redis)),
             leaderboards=store.Leaderboards(redis), rate_limits=None,  # type: ignore[arg-type]
+            matches=store.MatchStore(redis, ttl_seconds=3600),
         )
         record = await games.load(game.id)
         now = int(time.time() * 1000)

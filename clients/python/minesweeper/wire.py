@@ -26,7 +26,11 @@ __all__ = [
     "ClientMessage",
     "Coordinate",
     "CreatedGame",
+    "CreatedMatch",
     "CreatedPlayer",
+    "CreatedSeek",
+    "Cursor",
+    "CursorMessage",
     "DailyDate",
     "Diff",
     "Error",
@@ -45,10 +49,23 @@ __all__ = [
     "Leaderboard",
     "LeaderboardEntry",
     "Mark",
+    "MatchChange",
+    "MatchClientMessage",
+    "MatchHeartbeat",
+    "MatchMode",
+    "MatchServerMessage",
+    "MatchSnapshot",
+    "MatchStatus",
+    "MatchUpdate",
+    "MatchView",
+    "Matched",
     "MineCount",
     "MoveAction",
     "NewGame",
+    "NewMatch",
     "NewPlayer",
+    "NewSeek",
+    "OnMine",
     "Outcome",
     "PauseAction",
     "PlayedMove",
@@ -64,7 +81,10 @@ __all__ = [
     "PresetName",
     "PresetStats",
     "Problem",
+    "Progress",
     "Rating",
+    "RatingEntry",
+    "RatingList",
     "RatingMode",
     "RecentGame",
     "RecentKind",
@@ -74,7 +94,12 @@ __all__ = [
     "Reset",
     "Result",
     "RevealMessage",
+    "Seat",
+    "SeatPlayer",
+    "SeatStatus",
     "Seed",
+    "SeekStatus",
+    "SeekView",
     "ServerMessage",
     "Size",
     "Snapshot",
@@ -106,9 +131,20 @@ PlayerName = Annotated[str, Meta(min_length=2, max_length=20, pattern=r"^[A-Za-z
 PlayerId = Annotated[str, Meta(pattern=r"^[0-9a-f]{32}$")]
 # Why a human account's win was kept off the human leaderboards.
 HeldReason = Literal["faster_than_human_records", "machine_cadence"]
-# The modes that rate players (matches, to come).
+# The modes that rate players.
 RatingMode = Literal["race"]
-# What a player's recent entry was: a game, or (to come) a match.
+# A match: every seat races its own copy of one board, or all seats play one game.
+MatchMode = Literal["race", "coop"]
+# What a revealed mine does in a match: costs time (a penalty), or ends the seat's game.
+OnMine = Literal["penalty", "lose"]
+MatchStatus = Literal["waiting", "countdown", "playing", "finished"]
+SeatStatus = Literal["waiting", "playing", "won", "lost", "resigned"]
+# What changed in a match, as its updates say.
+MatchChange = Literal[
+    "joined", "left", "countdown", "started", "progress", "finished", "resigned", "ended"
+]
+SeekStatus = Literal["waiting", "matched", "expired", "cancelled"]
+# What a player's recent entry was: a game, or a match.
 RecentKind = Literal["game", "match"]
 Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 # A cell that changed: [x, y, chars]. ``chars`` is the cell's new character; in a change
@@ -137,6 +173,30 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
     # Today's shared board for this preset: the same mines for every player. In JSON
     # ``daily``; elsewhere ``daily`` is the date of such a board.
     daily_preset: PresetName | None = field(default=None, name="daily")
+
+
+class NewMatch(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /matches``: the mode and the board (a preset, or a custom size) every seat
+    plays; ``rated`` is for races only and defaults to true for them."""
+
+    mode: MatchMode
+    preset: PresetName | None = None
+    width: Size | None = None
+    height: Size | None = None
+    mines: MineCount | None = None
+    no_guess: bool = True
+    seats: Annotated[int, Meta(ge=2, le=8)] = 2
+    rated: bool | None = None
+    on_mine: OnMine = "penalty"
+    time_limit_s: Annotated[int, Meta(ge=5, le=3600)] = 600
+
+
+class NewSeek(Struct, forbid_unknown_fields=True, kw_only=True):
+    """``POST /seeks``: the kind of race a player wants an opponent for."""
+
+    mode: Literal["race"] = "race"
+    preset: PresetName = "beginner"
+    no_guess: bool = True
 
 
 class Cell(Struct, forbid_unknown_fields=True):
@@ -259,6 +319,8 @@ class Diff(Struct, tag="diff", tag_field="type"):
     elapsed_ms: int
     # Only on the move that ends the game.
     stats: Stats | None = None
+    # On a co-op match's game: the player who moved.
+    by: str | None = None
 
 
 class Hint(Struct):
@@ -408,6 +470,86 @@ class CreatedPlayer(Struct):
     token: str
 
 
+class SeatPlayer(Struct):
+    id: str
+    name: str
+    # The player's race rating when they took the seat (null: not rated yet).
+    rating: float | None
+
+
+class Progress(Struct):
+    """How far a seat got: counts only, never cells."""
+
+    bbbv_done: int
+    bbbv: int
+
+
+class Seat(Struct):
+    player: SeatPlayer
+    status: SeatStatus
+    progress: Progress
+    # Mines revealed under the penalty rule; each adds 5 s to ``time_ms``.
+    penalties: int
+    # The seat's time with its penalties, once it finished.
+    time_ms: int | None
+    place: int | None
+    rating_before: float | None
+    rating_after: float | None
+    # Co-op: always; race: only to the seat's own player until the match ends.
+    game_id: str | None
+
+
+class MatchView(Struct):
+    id: str
+    mode: MatchMode
+    status: MatchStatus
+    version: int
+    width: int
+    height: int
+    mines: int
+    preset: PresetName | None
+    no_guess: bool
+    rated: bool
+    on_mine: OnMine
+    time_limit_s: int
+    created_at: Timestamp
+    starts_at: Timestamp | None
+    ends_at: Timestamp | None
+    ended_at: Timestamp | None
+    server_time: Timestamp
+    seats: list[Seat]
+
+
+class CreatedMatch(Struct):
+    match: MatchView
+
+
+class SeekView(Struct):
+    id: str
+    status: SeekStatus
+    # The match a matched seek became.
+    match_id: str | None
+
+
+class CreatedSeek(Struct):
+    seek: SeekView
+
+
+class RatingEntry(Struct):
+    rank: int
+    player_id: str
+    player: str
+    rating: float
+    deviation: float
+    games: int
+
+
+class RatingList(Struct):
+    mode: RatingMode
+    bot: bool
+    entries: list[RatingEntry]
+
+
 class Problem(Struct, omit_defaults=True):
     """RFC 9457 problem details with a stable ``code``."""
 
@@ -505,8 +647,57 @@ class PlayerHeartbeat(Struct, tag="heartbeat", tag_field="type"):
     server_time: Timestamp
 
 
-PlayerServerMessage = PlayerSnapshot | PlayerHeartbeat | Error
+class Matched(Struct, tag="matched", tag_field="type"):
+    """A player's seek was paired: the match to play."""
+
+    match_id: str
+
+
+PlayerServerMessage = PlayerSnapshot | PlayerHeartbeat | Matched | Error
 PlayerClientMessage = Auth
+
+
+class MatchSnapshot(Struct, tag="match", tag_field="type"):
+    """The match, first on its socket (and again after an ``auth``), as this socket's
+    viewer may see it."""
+
+    match: MatchView
+
+
+class MatchUpdate(Struct, tag="match_update", tag_field="type"):
+    """One change to the match, in version order: what changed, which seat, and the match
+    as it is now."""
+
+    version: int
+    change: MatchChange
+    seat: int | None
+    match: MatchView
+
+
+class MatchHeartbeat(Struct, tag="heartbeat", tag_field="type"):
+    """Sent when a match's socket is quiet."""
+
+    version: int
+    server_time: Timestamp
+
+
+class Cursor(Struct, tag="cursor", tag_field="type"):
+    """Where a co-op teammate points, relayed to the others (not stored)."""
+
+    by: str
+    x: int
+    y: int
+
+
+class CursorMessage(Struct, tag="cursor", tag_field="type", forbid_unknown_fields=True):
+    """A co-op player's pointer, for the teammates."""
+
+    x: Coordinate
+    y: Coordinate
+
+
+MatchServerMessage = MatchSnapshot | MatchUpdate | MatchHeartbeat | Cursor | Error
+MatchClientMessage = Auth | CursorMessage
 
 
 # ---- problems ---------------------------------------------------------------------------
@@ -521,6 +712,11 @@ PROBLEM_STATUSES: Final[Mapping[str, tuple[int, ...]]] = {
     "paused": (409,),
     "game_in_progress": (409,),
     "name_taken": (409,),
+    "match_full": (409,),
+    "match_started": (409,),
+    "already_seated": (409,),
+    "not_started": (409,),
+    "not_seated": (409,),
     "version_conflict": (412,),
     "too_large": (413,),
     "rate_limited": (429,),

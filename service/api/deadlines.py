@@ -1,0 +1,69 @@
+"""The service keeps matches' times itself: every replica polls the deadlines (a
+countdown's end, a match's time limit) and acts on the ones due, each leased to one
+replica at a time. Starting and ending are changes like any other (``matches.py``), so
+whichever replica commits first does it, once; the others find nothing left to do.
+An ended match leaves the deadlines only once its ratings are written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from ..store import MatchNotFound, MatchState
+from . import match_rules, ratings
+from .backends import Backends
+from .match_rules import Changed
+from .matches import change_match
+from .requests import now_ms
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1
+LEASE_MS = 5000
+
+
+async def due_step(state: MatchState, now: int) -> Changed | None:
+    """What the time alone changes: a countdown over, or the time limit reached."""
+    ending = state.ends_at is not None and now >= state.ends_at
+    if state.status in ("countdown", "playing") and ending:
+        return match_rules.end(state, now)
+    return match_rules.go(state, now)
+
+
+async def tick(b: Backends, match_id: str) -> None:
+    try:
+        _, state = await change_match(b, match_id, due_step)
+    except MatchNotFound:
+        await b.matches.unschedule(match_id)
+        return
+    if state.status == "finished":
+        # The replica that ended it may have died before writing the ratings.
+        await ratings.apply(b, state)
+        await b.matches.unschedule(match_id)
+
+
+async def run(b: Backends) -> None:
+    """Poll for due matches until cancelled."""
+    while True:
+        try:
+            for match_id in await b.matches.due(now_ms(), LEASE_MS):
+                await tick(b, match_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the poller must outlive any one failure
+            log.exception("match deadlines")
+            await asyncio.sleep(1)
+        await asyncio.sleep(POLL_SECONDS)
+
+
+@contextlib.asynccontextmanager
+async def running(b: Backends):  # type: ignore[no-untyped-def]
+    task = asyncio.create_task(run(b), name="match-deadlines")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

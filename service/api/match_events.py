@@ -1,0 +1,182 @@
+"""``GET /matches/{id}/events``: the match, then every update in version order, resumable
+with ``?since``; co-op cursors relayed between the seated players.
+
+Anybody may watch; what they see is the match as anybody may see it (no race seat's
+game until the end). A seated player who sends ``{"type": "auth", "token"}`` with
+their token gets the match again with their own seat's game, and from then on every
+update carries it; in co-op they may send ``{"type": "cursor", "x", "y"}``, which the
+others receive (not stored; a few a second at most).
+"""
+
+from __future__ import annotations
+
+import time
+
+import msgspec
+from starlette.websockets import WebSocket
+
+from .. import wire
+from ..store import MatchState, Subscription
+from ..store.events import RESYNC
+from . import backends, match_rules, views
+from .auth import player_of_token
+from .backends import Backends
+from .events import _since
+from .problems import ApiError, api_error_of, problem
+from .requests import now_ms
+from .sockets import Socket, counted, served, until_one_ends
+
+CURSOR_INTERVAL = 0.1
+
+_encode = wire.json_encoder.encode
+_client = msgspec.json.Decoder(wire.MatchClientMessage)
+_update = msgspec.json.Decoder(wire.MatchUpdate)
+
+
+class _Head(msgspec.Struct):
+    type: str
+    version: int | None = None
+    by: str | None = None
+
+
+_head = msgspec.json.Decoder(_Head)
+
+
+class MatchSession(Socket):
+    def __init__(self, ws: WebSocket, match_id: str, b: Backends) -> None:
+        super().__init__(ws, b)
+        self.match_id = match_id
+        self.version = 0
+        self.viewer: str | None = None
+        # The viewer's seat and its game, once the match started.
+        self.seat: int | None = None
+        self.game_id: str | None = None
+        self.coop = False
+        self._cursor_at = 0.0
+
+    async def snapshot(self, state: MatchState | None = None) -> None:
+        if state is None:
+            _, state = await self.backends.matches.load(self.match_id)
+        self._learn(state)
+        view = views.match_view(state, now_ms(), self.viewer)
+        await self.send(_encode(wire.MatchSnapshot(view)))
+        self.version = state.version
+
+    def _learn(self, state: MatchState) -> None:
+        self.coop = state.mode == "coop"
+        if self.viewer is not None:
+            self.seat = match_rules.seated(state, self.viewer)
+            if self.seat is not None:
+                self.game_id = state.seats[self.seat].game_id
+
+    async def catch_up(self, since: int | None, state: MatchState | None = None) -> None:
+        found = None if since is None else await self.backends.matches.events_after(
+            self.match_id, since
+        )
+        if found is None:
+            await self.snapshot(state)
+            return
+        self.version = max(self.version, since or 0)
+        for data in found:
+            await self.send_update(data, _head.decode(data))
+
+    async def send_update(self, data: bytes, head: _Head) -> None:
+        if head.version is None or head.version <= self.version:
+            return
+        if self.seat is not None and not self.coop:
+            data = await self._own(data)
+        await self.send(data)
+        self.version = head.version
+
+    async def _own(self, data: bytes) -> bytes:
+        """The update with the viewer's own seat's game, which the stored one leaves out
+        until the end."""
+        message = _update.decode(data)
+        seat = self.seat
+        assert seat is not None
+        if message.match.status == "finished" or seat >= len(message.match.seats):
+            return data
+        if self.game_id is None and message.match.status != "waiting":
+            _, state = await self.backends.matches.load(self.match_id)
+            self._learn(state)
+        if self.game_id is None or message.match.seats[seat].player.id != self.viewer:
+            return data
+        seats = list(message.match.seats)
+        seats[seat] = msgspec.structs.replace(seats[seat], game_id=self.game_id)
+        match = msgspec.structs.replace(message.match, seats=seats)
+        return _encode(msgspec.structs.replace(message, match=match))
+
+    async def forward(self, sub: Subscription) -> None:
+        while True:
+            data = await self.next_event(sub)
+            if data is None:
+                stamp = wire.timestamp(now_ms())
+                await self.send(_encode(wire.MatchHeartbeat(self.version, stamp)))
+                continue
+            if data == RESYNC:
+                await self.catch_up(self.version)
+                continue
+            head = _head.decode(data)
+            if head.type == "cursor":
+                if head.by != self.viewer:
+                    await self.send(data)
+                continue
+            if head.version is not None and head.version > self.version + 1:
+                await self.catch_up(self.version)
+            await self.send_update(data, head)
+
+    async def receive(self) -> None:
+        while True:
+            text = await self.receive_text()
+            try:
+                await self.handle(wire.decode(_client, text))
+            except Exception as exc:
+                err = api_error_of(exc)
+                out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+                await self.send(_encode(out))
+
+    async def handle(self, message: wire.Auth | wire.CursorMessage) -> None:
+        if isinstance(message, wire.Auth):
+            await self.admit()
+            try:
+                owner = await player_of_token(self.ws, message.token)
+            except ApiError:
+                await self.charge_failure()
+                raise
+            self.viewer = owner.player_id
+            await self.snapshot()
+            return
+        if self.viewer is not None and self.seat is None:
+            _, state = await self.backends.matches.load(self.match_id)
+            self._learn(state)
+        if self.viewer is None or self.seat is None:
+            raise ApiError(409, "not_seated", "only a seated player sends a cursor")
+        if not self.coop:
+            raise ApiError(422, "invalid_request", "cursors are for co-op matches")
+        now = time.monotonic()
+        if now - self._cursor_at < CURSOR_INTERVAL:
+            return  # a cursor moves on; the next one says where it went
+        self._cursor_at = now
+        cursor = wire.Cursor(by=self.viewer, x=message.x, y=message.y)
+        await self.backends.matches.publish(self.match_id, _encode(cursor))
+
+
+async def match_events(ws: WebSocket) -> None:
+    b = backends.of(ws)
+    async with counted(ws, b) as admitted:
+        if admitted:
+            await _serve(ws, ws.path_params["match_id"], b)
+
+
+async def _serve(ws: WebSocket, match_id: str, b: Backends) -> None:
+    await ws.accept()
+    session = MatchSession(ws, match_id, b)
+    async with served(session, "too slow: reconnect with ?since"):
+        await session.admit()
+        since = _since(ws.query_params.get("since"))
+        async with b.events.match(match_id) as sub:
+            _, state = await b.matches.load(match_id)
+            if since is not None and since > state.version:
+                since = None
+            await session.catch_up(since, state)
+            await until_one_ends(session.forward(sub), session.receive())

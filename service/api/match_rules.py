@@ -1,0 +1,165 @@
+"""A match's rules as pure functions over its stored state: who may sit down or leave,
+when it starts and ends, what a seat's game counts for, and the places. Each takes the
+state and the server time and returns the new state and what changed (the update's
+``change`` and seat), or raises the refusal; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import msgspec
+
+from .. import engine, wire
+from ..store import MatchState, SeatState
+from .problems import ApiError
+
+COUNTDOWN_MS = 3000
+_replace = msgspec.structs.replace
+
+
+class Changed(NamedTuple):
+    state: MatchState
+    change: wire.MatchChange
+    seat: int | None
+
+
+def seated(state: MatchState, player_id: str) -> int | None:
+    """The seat of ``player_id``, or None."""
+    for i, seat in enumerate(state.seats):
+        if seat.player_id == player_id:
+            return i
+    return None
+
+
+def _moved(state: MatchState, seats: tuple[SeatState, ...], change: wire.MatchChange,
+           seat: int | None, **fields: object) -> Changed:
+    return Changed(
+        _replace(state, seats=seats, version=state.version + 1, **fields), change, seat
+    )
+
+
+def join(state: MatchState, seat: SeatState) -> Changed:
+    if seated(state, seat.player_id) is not None:
+        raise ApiError(409, "already_seated", "you already have a seat in this match")
+    if state.status != "waiting":
+        raise ApiError(409, "match_started", "the match has started")
+    if len(state.seats) >= state.capacity:
+        raise ApiError(409, "match_full", "every seat of the match is taken")
+    return _moved(state, (*state.seats, seat), "joined", len(state.seats))
+
+
+def leave(state: MatchState, player_id: str, now: int) -> Changed:
+    """Before the start the seat is freed; after it the seat resigns."""
+    i = seated(state, player_id)
+    if i is None:
+        raise ApiError(409, "not_seated", "you have no seat in this match")
+    if state.status == "waiting":
+        seats = state.seats[:i] + state.seats[i + 1 :]
+        return _moved(state, seats, "left", i)
+    if state.status == "finished" or state.seats[i].status not in ("playing", "waiting"):
+        raise ApiError(409, "game_over", "your seat has finished")
+    seats = _with(state.seats, i, status="resigned")
+    return finish_if_done(_moved(state, seats, "resigned", i), now)
+
+
+def can_start(state: MatchState, player_id: str) -> None:
+    if state.status != "waiting":
+        raise ApiError(409, "match_started", "the match has started")
+    if not state.seats or state.seats[0].player_id != player_id:
+        raise ApiError(403, "forbidden", "only the match's creator (seat 0) starts it")
+    if len(state.seats) < 2:
+        raise ApiError(409, "not_started", "a match starts with at least 2 seats taken")
+
+
+def begin(state: MatchState, game_ids: list[str], bbbv: int, now: int, *,
+          rated: bool) -> Changed:
+    """The countdown: the boards are made, and play starts ``COUNTDOWN_MS`` from now."""
+    starts = now + COUNTDOWN_MS
+    seats = tuple(
+        _replace(seat, status="playing", bbbv=bbbv, game_id=game_ids[i % len(game_ids)])
+        for i, seat in enumerate(state.seats)
+    )
+    return _moved(
+        state, seats, "countdown", None, status="countdown", starts_at=starts,
+        ends_at=starts + state.time_limit_s * 1000, rated=rated,
+    )
+
+
+def go(state: MatchState, now: int) -> Changed | None:
+    """The countdown is over: the match is playing."""
+    if state.status != "countdown" or state.starts_at is None or now < state.starts_at:
+        return None
+    return _moved(state, state.seats, "started", None, status="playing")
+
+
+def progress(state: MatchState, seat: int | None, game: engine.Game, now: int) -> Changed | None:
+    """A seat's game moved (``seat`` None: the co-op game, every seat's): its counts,
+    and its end; the match ends when every seat is done."""
+    if state.status == "finished":
+        return None
+    targets = range(len(state.seats)) if seat is None else [seat]
+    status: wire.SeatStatus = "playing"
+    time_ms = None
+    if game.finished:
+        status = "won" if game.status == "won" else "lost"
+        started = state.starts_at if state.starts_at is not None else game.started_at or now
+        time_ms = (game.ended_at or now) - started + engine.PENALTY_MS * game.penalties
+    counts = {
+        "bbbv_done": engine.bbbv_done(game), "bbbv": game.bbbv, "penalties": game.penalties,
+    }
+    seats = state.seats
+    for i in targets:
+        # A seat done, or counted from a later version of its game, is left as it is.
+        if seats[i].status != "playing" or seats[i].counted >= game.version:
+            continue
+        seats = _with(seats, i, status=status, time_ms=time_ms, counted=game.version, **counts)
+    if seats == state.seats:
+        return None
+    change: wire.MatchChange = "finished" if game.finished else "progress"
+    return finish_if_done(_moved(state, seats, change, seat), now)
+
+
+def finish_if_done(changed: Changed, now: int) -> Changed:
+    state = changed.state
+    if state.status in ("countdown", "playing") and all(
+        s.status != "playing" for s in state.seats
+    ):
+        return Changed(end(state, now, bump=False).state, changed.change, changed.seat)
+    return changed
+
+
+def end(state: MatchState, now: int, *, bump: bool = True) -> Changed:
+    """The match is over: seats still playing ran out of time (lost); the places."""
+    seats = tuple(
+        _replace(s, status="lost") if s.status == "playing" else s for s in state.seats
+    )
+    ranked = places(seats, coop=state.mode == "coop")
+    seats = tuple(_replace(s, place=p) for s, p in zip(seats, ranked, strict=True))
+    fields = {"status": "finished", "ended_at": now, "seats": seats}
+    if bump:
+        return Changed(
+            _replace(state, version=state.version + 1, **fields), "ended", None
+        )
+    return Changed(_replace(state, **fields), "ended", None)
+
+
+def places(seats: tuple[SeatState, ...], *, coop: bool = False) -> list[int]:
+    """Seats that cleared their board by time with penalties; then the others by
+    ``bbbv_done``, more first; resigned seats last. Equal results share a place."""
+    if coop:
+        return [1] * len(seats)
+
+    def key(s: SeatState) -> tuple[int, int]:
+        if s.status == "won":
+            return (0, s.time_ms or 0)
+        if s.status == "resigned":
+            return (2, 0)
+        return (1, -s.bbbv_done)
+
+    keys = [key(s) for s in seats]
+    return [1 + sum(1 for other in keys if other < mine) for mine in keys]
+
+
+def _with(seats: tuple[SeatState, ...], i: int, **fields: object) -> tuple[SeatState, ...]:
+    return (*seats[:i], _replace(seats[i], **fields), *seats[i + 1:])

@@ -1,0 +1,269 @@
+"""The endpoints of ``/matches`` and the one loop every change to a match goes through:
+load, apply a rule (``match_rules.py``), commit against the write counter it was loaded
+at, and on a lost race load again. A commit appends the update to the match's stream
+and publishes it, as a game's commit does its diff.
+
+What a change leads to happens after its commit: a countdown is put on the deadlines
+(``deadlines.py`` starts and ends matches nobody touches), and an ended rated race
+writes its ratings. The move service calls :func:`seat_moved` after each move on a
+match's game, so the seat's progress (counts only) reaches everybody watching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from collections.abc import Awaitable, Callable
+
+import msgspec
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import Response
+
+from .. import engine, metrics, wire
+from ..store import MatchLink, MatchState, Owner, Record, SeatState
+from . import backends, match_rules, ratings, views
+from .auth import authorised_player, optional_bearer_token, player_of_token
+from .backends import Backends
+from .boards import settings_of
+from .match_rules import Changed
+from .problems import ApiError
+from .requests import now_ms, read_body
+from .responses import MsgspecResponse
+from .turns import busy
+
+MAX_ATTEMPTS = 64
+_encode = wire.json_encoder.encode
+
+# A rule applied to the match as loaded at the server time: what it changes, or None.
+Step = Callable[[MatchState, int], Awaitable[Changed | None]]
+
+
+def update(changed: Changed, now: int) -> bytes:
+    """The update as stored and published: the match as anybody may see it."""
+    view = views.match_view(changed.state, now)
+    return _encode(wire.MatchUpdate(changed.state.version, changed.change, changed.seat, view))
+
+
+async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchState, MatchState]:
+    """Apply ``step`` to the match and commit it: the match before and after."""
+    for attempt in range(MAX_ATTEMPTS):
+        rev, state = await b.matches.load(match_id)
+        now = now_ms()
+        changed = await step(state, now)
+        if changed is None:
+            return state, state
+        new = changed.state
+        if new.status == "finished" and state.status != "finished" and new.rated:
+            current = await b.matches.ratings(
+                ratings.pool(new.seats[0].bot), [s.player_id for s in new.seats]
+            )
+            new = ratings.with_changes(new, current)
+            changed = Changed(new, changed.change, changed.seat)
+        if await b.matches.commit(match_id, rev, new, update(changed, now)):
+            await _after(b, state, new)
+            return state, new
+        metrics.CONFLICTS.inc()
+        await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
+    raise busy()
+
+
+async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
+    """What a committed change leads to: the next deadline, or the ratings of the end."""
+    if new.status == "finished":
+        await ratings.apply(b, new)
+        await b.matches.unschedule(new.id)
+    elif new.status == "countdown" and old.status == "waiting" and new.starts_at is not None:
+        await b.matches.schedule(new.id, new.starts_at)
+    elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
+        await b.matches.schedule(new.id, new.ends_at)
+
+
+# ---- creating and starting -----------------------------------------------------------------
+
+
+def new_state(match_id: str, body: wire.NewMatch, settings: engine.Settings, now: int,
+              seats: tuple[SeatState, ...]) -> MatchState:
+    if body.mode == "coop" and body.rated:
+        raise ApiError(422, "invalid_request", "only races are rated")
+    # The board's settings are judged now, not at the start.
+    engine.new_game(settings, seed=0, now_ms=now, no_guess=body.no_guess)
+    if len(seats) > body.seats:
+        raise ApiError(422, "invalid_request", "more players than seats")
+    return MatchState(
+        id=match_id, mode=body.mode, status="waiting", version=1, width=settings.width,
+        height=settings.height, mines=settings.mines, preset=settings.preset,
+        no_guess=body.no_guess, rated=body.mode == "race" and body.rated is not False,
+        on_mine=body.on_mine, time_limit_s=body.time_limit_s, capacity=body.seats,
+        created_at=now, seats=seats,
+    )
+
+
+async def seat_of(b: Backends, owner: Owner) -> SeatState:
+    rating = await ratings.rating_of(b, owner.player_id, owner.bot)
+    return SeatState(
+        player_id=owner.player_id, name=owner.name, bot=owner.bot,
+        rating=rating.rating if rating else None,
+    )
+
+
+async def create(request: Request) -> Response:
+    body = await read_body(request, wire.NewMatch)
+    settings = settings_of(
+        wire.NewGame(preset=body.preset, width=body.width, height=body.height, mines=body.mines),
+        backends.of(request).config.max_cells,
+    )
+    owner = await authorised_player(request)
+    b = backends.of(request)
+    now = now_ms()
+    state = new_state(
+        secrets.token_hex(16), body, settings, now, (await seat_of(b, owner),)
+    )
+    await b.matches.create(state, update(Changed(state, "joined", 0), now))
+    view = views.match_view(state, now, owner.player_id)
+    return MsgspecResponse(
+        wire.CreatedMatch(match=view), status_code=201, headers={"Location": f"/matches/{state.id}"}
+    )
+
+
+async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState:
+    """Start the match: make every seat's board and count down. ``by`` is the player
+    who asked (the creator); None when the match filled up or was paired."""
+
+    async def step(state: MatchState, now: int) -> Changed | None:
+        if by is not None:
+            match_rules.can_start(state, by)
+        elif state.status != "waiting" or len(state.seats) < 2:
+            return None
+        starts = now + match_rules.COUNTDOWN_MS
+        game_ids, bbbv = await _make_boards(b, state, now, starts)
+        together = ratings.rated_together([s.bot for s in state.seats])
+        return match_rules.begin(state, game_ids, bbbv, starts, rated=state.rated and together)
+
+    _, new = await change_match(b, match_id, step)
+    return new
+
+
+async def _make_boards(
+    b: Backends, state: MatchState, now: int, starts: int
+) -> tuple[list[str], int]:
+    """The boards of a starting match: one seed and its start cell opened for every seat
+    (a race's copies, each its player's), or the one co-op game every seat may move on."""
+    settings = engine.Settings(state.width, state.height, state.mines, state.preset)
+
+    def make() -> tuple[engine.Game, list[engine.ChangedCell]]:
+        fresh = engine.new_game(
+            settings, seed=secrets.randbits(63), now_ms=now, no_guess=state.no_guess,
+            on_mine=state.on_mine,
+        )
+        game, opened = engine.open_start(fresh, now)
+        # Every seat's clock starts at the same server instant.
+        return msgspec.structs.replace(game, started_at=starts), opened
+
+    game, opened = await run_in_threadpool(make)
+    ends = starts + state.time_limit_s * 1000
+    credentials = await asyncio.gather(*(b.players.credentials(s.player_id) for s in state.seats))
+    owners = []
+    for seat, found in zip(state.seats, credentials, strict=True):
+        if found is None:
+            raise ApiError(409, "not_seated", f"the player of seat {seat.name!r} is gone")
+        owners.append(Owner(seat.player_id, seat.name, found[0], seat.bot))
+    # Nobody holds a match game's own token: its players move with theirs.
+    nobody = secrets.token_bytes(32)
+    if state.mode == "coop":
+        game_id = secrets.token_hex(16)
+        coop = tuple((o.player_id, o.token_hash) for o in owners)
+        link = MatchLink(state.id, -1, starts, ends, coop)
+        await b.games.create(game_id, game, nobody, None, opened=opened, match=link)
+        return [game_id], game.bbbv
+    game_ids = [secrets.token_hex(16) for _ in owners]
+    await asyncio.gather(*(
+        b.games.create(
+            gid, game, nobody, owner, opened=opened, match=MatchLink(state.id, i, starts, ends)
+        )
+        for i, (gid, owner) in enumerate(zip(game_ids, owners, strict=True))
+    ))
+    return game_ids, game.bbbv
+
+
+# ---- the endpoints -------------------------------------------------------------------------
+
+
+def match_id_of(conn: HTTPConnection) -> str:
+    match_id: str = conn.path_params["match_id"]
+    if len(match_id) != 32 or not all(c in "0123456789abcdef" for c in match_id):
+        raise ApiError(404, "not_found", "no such match")
+    return match_id
+
+
+async def viewer_of(conn: HTTPConnection) -> str | None:
+    """The player a read speaks for, if it carries a token."""
+    token = optional_bearer_token(conn)
+    return (await player_of_token(conn, token)).player_id if token is not None else None
+
+
+async def get_match(request: Request) -> Response:
+    match_id = match_id_of(request)
+    viewer = await viewer_of(request)
+    _, state = await backends.of(request).matches.load(match_id)
+    return MsgspecResponse(views.match_view(state, now_ms(), viewer))
+
+
+async def join(request: Request) -> Response:
+    match_id = match_id_of(request)
+    owner = await authorised_player(request)
+    b = backends.of(request)
+    seat = await seat_of(b, owner)
+
+    async def step(state: MatchState, now: int) -> Changed | None:
+        return match_rules.join(state, seat)
+
+    _, state = await change_match(b, match_id, step)
+    if len(state.seats) == state.capacity:
+        state = await begin(b, match_id)
+    return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
+
+
+async def leave(request: Request) -> Response:
+    match_id = match_id_of(request)
+    owner = await authorised_player(request)
+
+    async def step(state: MatchState, now: int) -> Changed | None:
+        return match_rules.leave(state, owner.player_id, now)
+
+    _, state = await change_match(backends.of(request), match_id, step)
+    return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
+
+
+async def start(request: Request) -> Response:
+    match_id = match_id_of(request)
+    owner = await authorised_player(request)
+    state = await begin(backends.of(request), match_id, owner.player_id)
+    return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
+
+
+# ---- moves on a match's games --------------------------------------------------------------
+
+
+def check_window(record: Record, now: int) -> None:
+    """A match's game takes moves from ``starts_at`` until the match's end."""
+    if record.window is None:
+        return
+    starts, ends = record.window
+    if now < starts:
+        raise ApiError(409, "not_started", f"the match starts in {starts - now} ms")
+    if now >= ends:
+        raise ApiError(409, "game_over", "the match's time is up")
+
+
+async def seat_moved(b: Backends, record: Record, game: engine.Game) -> None:
+    """Count a committed move of a match's game in its seat's (or, co-op, every seat's)
+    progress."""
+    assert record.match_id is not None
+    seat = None if record.seat < 0 else record.seat
+
+    async def step(state: MatchState, now: int) -> Changed | None:
+        return match_rules.progress(state, seat, game, now)
+
+    await change_match(b, record.match_id, step)

@@ -1,0 +1,102 @@
+"""Race ratings: Weng-Lin's Plackett-Luce model (``openskill``), made for free-for-all
+results of any number of players, on a 1500 scale. Humans and bots are separate pools.
+
+A rated race's changes are worked out once, by the change that ends it (they go in its
+seats' ``rating_before``/``rating_after``), and written to the pool by :func:`apply`,
+which Redis takes once per match whoever calls it (``rate.lua``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from openskill.models import PlackettLuce
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import wire
+from ..store import MatchState
+from . import backends
+from .backends import Backends
+from .problems import ApiError
+from .responses import MsgspecResponse
+
+MU = 1500.0
+SIGMA = MU / 3
+MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100)
+MAX_LIMIT = 100
+
+
+def pool(bot: bool) -> str:
+    return f"race:{'bot' if bot else 'human'}"
+
+
+def rated_together(bots: list[bool]) -> bool:
+    """Players are rated against each other only within one pool."""
+    return len(set(bots)) == 1
+
+
+def shown(mu: float) -> float:
+    return round(mu, 1)
+
+
+def with_changes(
+    state: MatchState, current: dict[str, tuple[float, float, int]]
+) -> MatchState:
+    """The finished race with every seat's rating before and after, from its place."""
+    seats = state.seats
+    before = [current.get(s.player_id, (MU, SIGMA, 0)) for s in seats]
+    teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma, _ in before]
+    ranks = [float(s.place or len(seats)) for s in seats]
+    after = MODEL.rate(teams, ranks=ranks)
+    out = tuple(
+        msgspec.structs.replace(
+            seat, rating_before=old[0], rating_after=new[0].mu, deviation_after=new[0].sigma,
+        )
+        for seat, old, new in zip(seats, before, after, strict=True)
+    )
+    return msgspec.structs.replace(state, seats=out)
+
+
+async def apply(b: Backends, state: MatchState) -> None:
+    """Write a finished rated race's changes to its pool (once, whoever calls)."""
+    if not state.rated or state.mode != "race" or state.status != "finished":
+        return
+    changes = [
+        (s.player_id, (s.rating_after or MU) - (s.rating_before or MU), s.deviation_after or SIGMA)
+        for s in state.seats
+    ]
+    await b.matches.apply_ratings(pool(state.seats[0].bot), state.id, MU, changes)
+
+
+async def rating_of(b: Backends, player_id: str, bot: bool) -> wire.Rating | None:
+    found = (await b.matches.ratings(pool(bot), [player_id])).get(player_id)
+    if found is None:
+        return None
+    mu, sigma, games = found
+    return wire.Rating(rating=shown(mu), deviation=round(sigma, 1), games=games)
+
+
+async def race(request: Request) -> Response:
+    """``GET /ratings/race``: the best rated players, ``?bot=true`` for the bots."""
+    params = request.query_params
+    unknown = set(params) - {"limit", "bot"}
+    if unknown:
+        raise ApiError(422, "invalid_request", f"unknown parameter {sorted(unknown)[0]!r}")
+    raw = params.get("limit", "20")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_LIMIT:
+        raise ApiError(422, "invalid_request", f"limit takes 1 to {MAX_LIMIT}")
+    bot_raw = params.get("bot", "false")
+    if bot_raw not in ("true", "false"):
+        raise ApiError(422, "invalid_request", "bot takes true or false")
+    bot = bot_raw == "true"
+    b = backends.of(request)
+    top = await b.matches.top(pool(bot), int(raw))
+    names = await b.players.names_of([pid for pid, *_ in top])
+    entries = [
+        wire.RatingEntry(
+            rank=i + 1, player_id=pid, player=names.get(pid, ""), rating=shown(mu),
+            deviation=round(sigma, 1), games=games,
+        )
+        for i, (pid, mu, sigma, games) in enumerate(top)
+    ]
+    return MsgspecResponse(wire.RatingList(mode="race", bot=bot, entries=entries))

@@ -1,0 +1,127 @@
+"""Matchmaking: ``/seeks``. A seek waits in its pool (same settings; humans and bots
+apart) until a seek whose rating is within reach arrives; the reach widens the longer
+they wait. Pairing is one script in Redis (``store/pair.lua``), so no seek pairs twice
+whichever replicas its player reached. The replica that made the pair makes the match,
+a rated 2-seat race counting down at once, and tells both players' sockets.
+
+A seek expires ``SEEK_EXPIRY`` seconds after its player last polled it, unless the
+player's socket is open (``player_events.py`` keeps it alive).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import cast
+
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import Response
+
+from .. import engine, wire
+from ..store import Owner, Seek
+from . import backends, matches, ratings
+from .auth import authorised_player
+from .backends import Backends
+from .match_rules import Changed
+from .problems import ApiError
+from .requests import now_ms, read_body
+from .responses import MsgspecResponse
+
+# Rating points two seeks may differ by at first, and how fast that widens (per second).
+WINDOW = 100.0
+WIDENING = 50.0
+_encode = wire.json_encoder.encode
+
+
+def pool_of(body: wire.NewSeek, bot: bool) -> str:
+    board = "noguess" if body.no_guess else "classic"
+    return f"{body.mode}:{body.preset}:{board}:{'bot' if bot else 'human'}"
+
+
+def view(seek: Seek) -> wire.SeekView:
+    return wire.SeekView(id=seek.id, status=seek.status, match_id=seek.match_id)
+
+
+async def _pair(b: Backends, seek_id: str, pool: str, owner_id: str) -> None:
+    """Try to pair the seek; when this call made a pair, make its match."""
+    expiry = int(b.config.seek_expiry * 1000)
+    status, match_id, partner, partner_player = await b.matches.pair(
+        seek_id, pool, now_ms(), expiry_ms=expiry, window=WINDOW, widening=WIDENING
+    )
+    if status == "matched" and partner:
+        await _make_match(b, match_id, pool, [partner_player, owner_id])
+
+
+async def _make_match(b: Backends, match_id: str, pool: str, player_ids: list[str]) -> None:
+    _, name, board, _ = pool.split(":")
+    preset = cast(engine.PresetName, name)
+    found = await asyncio.gather(*(b.players.credentials(pid) for pid in player_ids))
+    owners = [
+        Owner(pid, name, token_hash, bot)
+        for pid, (token_hash, bot, name) in zip(player_ids, [f for f in found if f], strict=True)
+    ]
+    seats = tuple(await asyncio.gather(*(matches.seat_of(b, o) for o in owners)))
+    body = wire.NewMatch(mode="race", preset=preset, no_guess=board == "noguess", rated=True)
+    now = now_ms()
+    state = matches.new_state(match_id, body, engine.preset(preset), now, seats)
+    await b.matches.create(state, matches.update(Changed(state, "joined", None), now))
+    await matches.begin(b, match_id)
+    notice = _encode(wire.Matched(match_id=match_id))
+    await asyncio.gather(*(b.players.publish(pid, notice) for pid in player_ids))
+
+
+async def create(request: Request) -> Response:
+    body = await read_body(request, wire.NewSeek, empty_ok=True)
+    owner = await authorised_player(request)
+    b = backends.of(request)
+    rating = await ratings.rating_of(b, owner.player_id, owner.bot)
+    seek_id = secrets.token_hex(16)
+    pool = pool_of(body, owner.bot)
+    await b.matches.add_seek(
+        seek_id, owner.player_id, pool, rating.rating if rating else ratings.MU, now_ms()
+    )
+    await _pair(b, seek_id, pool, owner.player_id)
+    seek, _ = await b.matches.seek(seek_id)
+    return MsgspecResponse(
+        wire.CreatedSeek(seek=view(seek)), status_code=201,
+        headers={"Location": f"/seeks/{seek_id}"},
+    )
+
+
+def seek_id_of(conn: HTTPConnection) -> str:
+    seek_id: str = conn.path_params["seek_id"]
+    if len(seek_id) != 32 or not all(c in "0123456789abcdef" for c in seek_id):
+        raise ApiError(404, "not_found", "no such seek")
+    return seek_id
+
+
+async def seek(request: Request) -> Response:
+    """``GET`` polls a seek, ``DELETE`` cancels it."""
+    if request.method == "DELETE":
+        return await cancel(request)
+    return await get_seek(request)
+
+
+async def get_seek(request: Request) -> Response:
+    """A poll: the seek stays alive, and pairs if its widened reach now finds a partner."""
+    seek_id = seek_id_of(request)
+    b = backends.of(request)
+    seek, pool = await b.matches.seek(seek_id)
+    if seek.status == "waiting":
+        await _pair(b, seek_id, pool, seek.player_id)
+        # Alive from now on: the check above judged the time since the last poll.
+        await b.matches.touch_seek(seek_id, now_ms())
+        seek, _ = await b.matches.seek(seek_id)
+    return MsgspecResponse(view(seek))
+
+
+async def cancel(request: Request) -> Response:
+    seek_id = seek_id_of(request)
+    owner = await authorised_player(request)
+    b = backends.of(request)
+    seek, pool = await b.matches.seek(seek_id)
+    if seek.player_id != owner.player_id:
+        raise ApiError(403, "forbidden", "that seek is another player's")
+    await b.matches.cancel_seek(seek_id, pool)
+    seek, _ = await b.matches.seek(seek_id)
+    return MsgspecResponse(view(seek))
