@@ -17,7 +17,7 @@ import msgspec
 from .. import engine, store, wire
 from ..store import Record
 from ..store.players import encode_recent, encode_tally
-from . import held, views
+from . import held, ratings, views
 from .backends import Backends
 
 log = logging.getLogger(__name__)
@@ -153,5 +153,5 @@ async def publish_player(b: Backends, player_id: str, now: int) -> None:
     """Send the player's sockets, on every replica, the player as they are now."""
     player = await b.players.load(player_id, now)
     if player is not None:
-        message = wire.PlayerSnapshot(views.player_view(player))
+        message = wire.PlayerSnapshot(await ratings.player_view(b, player))
         await b.players.publish(player_id, _encode(message))

@@ -3,7 +3,9 @@
 The client's first message is ``{"type": "auth", "token": ...}`` with the player's
 token. The socket then sends the player's view, and everything published on the
 player's channel (on any replica: the same fan-out as a game's diffs), which is the
-view again whenever the player changed, with a heartbeat while nothing happens.
+view again whenever the player changed and the ``matched`` notice of a paired seek,
+with a heartbeat while nothing happens. While it is open the player's seek does not
+expire.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from starlette.websockets import WebSocket
 
 from .. import wire
 from ..store import Owner, Resync, Subscription, keys
-from . import backends, views
+from . import backends, ratings
 from .auth import player_of_token
 from .backends import Backends
 from .problems import ApiError, problem
@@ -56,7 +58,8 @@ class PlayerSession(Socket):
         player = await self.backends.players.load(self.player_id, now_ms())
         if player is None:
             raise ApiError(404, "not_found", "no such player")
-        await self.send(as_text(wire.PlayerSnapshot(views.player_view(player))))
+        view = await ratings.player_view(self.backends, player)
+        await self.send(as_text(wire.PlayerSnapshot(view)))
 
     def heartbeat(self) -> str:
         return as_text(wire.PlayerHeartbeat(server_time=wire.timestamp(now_ms())))
@@ -69,6 +72,14 @@ class PlayerSession(Socket):
                 await self.send_player()
             else:
                 await self.send(item.text)
+
+    async def keep_seeking(self) -> None:
+        """While the socket is open, the player's seek does not expire (the ``matched``
+        notice comes here)."""
+        b = self.backends
+        while True:
+            await b.matches.touch_player_seek(self.player_id, now_ms())
+            await asyncio.sleep(b.config.seek_expiry / 3)
 
     async def receive(self) -> None:
         """Nothing more is taken on this socket; what a client sends is answered with an
@@ -96,4 +107,9 @@ async def _serve(ws: WebSocket, b: Backends) -> None:
         async with b.events.subscribe(keys.player_channel(owner.player_id), _unread) as sub:
             await session.send_player()
             session.live.set()
-            await until_one_ends(session.forward(sub), session.receive(), session.keep_alive())
+            await until_one_ends(
+                session.forward(sub),
+                session.receive(),
+                session.keep_alive(),
+                session.keep_seeking(),
+            )

@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from .. import wire
 from ..store import Owner, PlayerRecord
-from . import backends, names, views
+from . import backends, names, ratings
 from .auth import authorised_player, hash_token, new_player_token
 from .backends import Backends
 from .problems import ApiError
@@ -40,7 +40,7 @@ async def register(request: Request) -> Response:
         raise name_taken(tries[-1])
     player = await _load(b, player_id)
     return MsgspecResponse(
-        wire.CreatedPlayer(player=views.player_view(player), token=token),
+        wire.CreatedPlayer(player=await ratings.player_view(b, player), token=token),
         status_code=201,
         headers={"Location": f"/players/{player_id}"},
     )
@@ -48,7 +48,7 @@ async def register(request: Request) -> Response:
 
 async def get_player(request: Request) -> Response:
     player = await _load(backends.of(request), player_id_of(request))
-    return MsgspecResponse(views.player_view(player))
+    return MsgspecResponse(await ratings.player_view(backends.of(request), player))
 
 
 async def me(request: Request) -> Response:
@@ -56,7 +56,8 @@ async def me(request: Request) -> Response:
     owner = await authorised_player(request)
     if request.method == "PATCH":
         return await rename(request, owner)
-    return MsgspecResponse(views.player_view(await _load(backends.of(request), owner.player_id)))
+    b = backends.of(request)
+    return MsgspecResponse(await ratings.player_view(b, await _load(b, owner.player_id)))
 
 
 async def rename(request: Request, owner: Owner) -> Response:
@@ -64,7 +65,7 @@ async def rename(request: Request, owner: Owner) -> Response:
     b = backends.of(request)
     if not await b.players.claim(owner.player_id, body.name):
         raise name_taken(body.name)
-    view = views.player_view(await _load(b, owner.player_id))
+    view = await ratings.player_view(b, await _load(b, owner.player_id))
     await b.players.publish(
         owner.player_id, wire.json_encoder.encode(wire.PlayerSnapshot(view))
     )

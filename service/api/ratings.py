@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import wire
-from ..store import MatchState
-from . import backends
+from ..store import MatchState, PlayerRecord
+from . import backends, views
 from .backends import Backends
 from .problems import ApiError
 from .responses import MsgspecResponse
@@ -74,6 +74,12 @@ async def rating_of(b: Backends, player_id: str, bot: bool) -> wire.Rating | Non
         return None
     mu, sigma, games = found
     return wire.Rating(rating=shown(mu), deviation=round(sigma, 1), games=games)
+
+
+async def player_view(b: Backends, player: PlayerRecord) -> wire.PlayerView:
+    """The player's public view, with their ratings."""
+    rating = await rating_of(b, player.id, player.bot)
+    return views.player_view(player, {"race": rating} if rating else None)
 
 
 async def race(request: Request) -> Response:

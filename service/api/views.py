@@ -129,7 +129,9 @@ def board_text(game_id: str, game: engine.Game, now: int) -> str:
 # ---- players -------------------------------------------------------------------------------
 
 
-def player_view(player: PlayerRecord) -> wire.PlayerView:
+def player_view(
+    player: PlayerRecord, ratings: dict[wire.RatingMode, wire.Rating] | None = None
+) -> wire.PlayerView:
     def board(preset: str, kind: str) -> wire.BoardStats:
         def count(name: str) -> int | None:
             return player.counters.get(f"{preset}:{kind}:{name}")
@@ -157,7 +159,7 @@ def player_view(player: PlayerRecord) -> wire.PlayerView:
             intermediate=preset("intermediate"),
             expert=preset("expert"),
         ),
-        ratings={},
+        ratings=ratings or {},
         recent=[recent_game(r) for r in player.recent],
     )
 
