@@ -10,7 +10,9 @@ from starlette.responses import Response
 
 from .. import engine, wire
 from ..engine import grid, solver
+from ..store import Record
 from . import backends, views
+from .backends import Backends
 from .problems import ApiError
 from .requests import game_id_of
 from .responses import MsgspecResponse
@@ -36,12 +38,20 @@ def board_before_loss(board: list[str], last: _Recorded) -> list[str]:
     return ["".join(row) for row in rows]
 
 
+async def _match_over(b: Backends, record: Record) -> bool:
+    """A match's game is public once its match ended, even if its seat never finished."""
+    if record.match_id is None:
+        return False
+    _, state = await b.matches.load(record.match_id)
+    return state.status == "finished"
+
+
 async def replay(request: Request) -> Response:
     game_id = game_id_of(request)
     b = backends.of(request)
     record = await b.games.load(game_id)
     game = record.game
-    if not game.finished:
+    if not game.finished and not await _match_over(b, record):
         raise ApiError(409, "game_in_progress", "a replay is available once the game has ended")
     opened, stored = await b.games.history(game_id)
     diffs = [_diffs.decode(d) for d in stored]

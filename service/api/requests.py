@@ -25,7 +25,10 @@ _HEADERS = "minesweeper.headers"
 
 _decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {
     kind: msgspec.json.Decoder(kind)
-    for kind in (wire.NewGame, wire.Cell, wire.FlagCell, wire.NewPlayer, wire.PlayerRename)
+    for kind in (
+        wire.NewGame, wire.Cell, wire.FlagCell, wire.NewPlayer, wire.PlayerRename,
+        wire.NewMatch, wire.NewSeek,
+    )
 }
 
 

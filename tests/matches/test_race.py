@@ -1,0 +1,150 @@
+"""Races across two replicas: identical boards, the countdown, penalties, places and
+ratings applied once."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any
+
+import redis
+
+from service.store import keys
+from tests.matches.conftest import (
+    Seat,
+    call,
+    mines_of,
+    new_match,
+    play_to_win,
+    wait_for_match,
+    wait_until_started,
+)
+from tests.support.play import Api, Player
+
+
+def seats_of(apis: list[Api], players: list[Player], match_id: str) -> list[Seat]:
+    """Each player's seat, with the game id only that player is shown."""
+    out = []
+    for i, player in enumerate(players):
+        api = apis[i % len(apis)]
+        view = call(api, "GET", f"/matches/{match_id}", player)
+        own = [s["game_id"] for s in view["seats"] if s["player"]["id"] == player.id]
+        others = [s["game_id"] for s in view["seats"] if s["player"]["id"] != player.id]
+        assert own[0] is not None and others and all(g is None for g in others), view
+        out.append(Seat(api, player, own[0]))
+    return out
+
+
+def replay_layouts(api: Api, game_ids: list[str]) -> list[tuple[Any, Any]]:
+    out = []
+    for gid in game_ids:
+        r = api.client.get(f"/games/{gid}/replay")
+        assert r.status_code == 200, r.text
+        replay = r.json()
+        out.append((replay["layout"], replay["opened"]))
+    return out
+
+
+def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Redis) -> None:
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2)
+    assert match["status"] == "waiting" and match["rated"] and match["on_mine"] == "penalty"
+    assert [s["player"]["id"] for s in match["seats"]] == [alice.id]
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    again = call(a, "POST", f"/matches/{match['id']}/join", alice, expect=409)
+    assert again["code"] == "already_seated"
+    carol = b.register()
+    full = call(b, "POST", f"/matches/{match['id']}/join", carol, expect=409)
+    assert full["code"] == "match_started"
+
+    # Full: the match started by itself; the boards exist and the countdown runs.
+    view = call(a, "GET", f"/matches/{match['id']}")
+    assert view["status"] == "countdown" and view["starts_at"] is not None
+    assert all(s["game_id"] is None for s in view["seats"]), "a spectator sees no game id"
+    one, two = seats_of([a, b], [alice, bob], match["id"])
+    early = one.move("reveal", 0, 0, expect=409)
+    assert early["code"] == "not_started"
+    assert mines_of(store, one.game_id) == mines_of(store, two.game_id)
+    assert a.view(one.game_id)["board"] == b.view(two.game_id)["board"]
+
+    wait_until_started(a, view)
+    mines = mines_of(store, one.game_id)
+    # Alice pays two penalties and wins first; Bob wins after her, without one.
+    last = play_to_win(one, mines, blunders=2)
+    assert last["status"] == "won"
+    last = play_to_win(two, mines)
+    assert last["status"] == "won"
+
+    end = wait_for_match(a, match["id"], "finished")
+    by_id = {s["player"]["id"]: s for s in end["seats"]}
+    assert by_id[alice.id]["penalties"] == 2 and by_id[bob.id]["penalties"] == 0
+    assert by_id[alice.id]["status"] == by_id[bob.id]["status"] == "won"
+    # Penalties count 5 s each: Alice's time is at least 10 s however fast she played.
+    assert by_id[alice.id]["time_ms"] >= 10_000
+    order = sorted(end["seats"], key=lambda s: s["time_ms"])
+    assert [s["place"] for s in order] == [1, 2]
+    # After the end every seat's game is public, and the replays show one board.
+    game_ids = [s["game_id"] for s in end["seats"]]
+    assert None not in game_ids
+    layouts = replay_layouts(b, game_ids)
+    assert layouts[0] == layouts[1]
+
+    winner, loser = order[0], order[1]
+    assert winner["rating_after"] > winner["rating_before"]
+    assert loser["rating_after"] < loser["rating_before"]
+    for seat in end["seats"]:
+        rating = a.player(seat["player"]["id"])["ratings"]["race"]
+        assert rating["games"] == 1
+        assert rating["rating"] == seat["rating_after"]
+    applied = store.sismember(keys.ratings_applied("race:human"), match["id"])
+    assert applied
+    top = call(b, "GET", "/ratings/race?limit=100")
+    listed = {e["player_id"]: e for e in top["entries"]}
+    assert listed[winner["player"]["id"]]["games"] == 1
+
+
+def test_eight_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Redis) -> None:
+    a, b = clients
+    apis = [a, b]
+    players = [apis[i % 2].register() for i in range(8)]
+    match = new_match(a, players[0], seats=8, preset="intermediate")
+    for i, p in enumerate(players[1:], start=1):
+        call(apis[i % 2], "POST", f"/matches/{match['id']}/join", p)
+    view = wait_for_match(b, match["id"], "countdown")
+    seats = seats_of(apis, players, match["id"])
+    mines = mines_of(store, seats[0].game_id)
+    assert all(mines_of(store, s.game_id) == mines for s in seats)
+    wait_until_started(a, view)
+
+    # Seats 0-4 win with 0..4 penalties, all at once; seat 5 resigns; 6 and 7 open
+    # different amounts, and the time limit... no: they resign too late, so they lose
+    # on time? They are left playing, and the match ends when seat 6 and 7 resign.
+    def run(i: int) -> dict[str, Any]:
+        return play_to_win(seats[i], mines, blunders=i)
+
+    with concurrent.futures.ThreadPoolExecutor(5) as pool:
+        results = list(pool.map(run, range(5)))
+    assert all(r["status"] == "won" for r in results)
+    call(b, "POST", f"/matches/{match['id']}/leave", players[5])
+    # Seat 6 opens one more safe cell than seat 7: it places ahead of it.
+    free = sorted(c for c in _safe_hidden(seats[6], mines))
+    seats[6].move("reveal", *free[0])
+    call(a, "POST", f"/matches/{match['id']}/leave", players[6])
+    call(b, "POST", f"/matches/{match['id']}/leave", players[7])
+    end = wait_for_match(a, match["id"], "finished")
+    places = [s["place"] for s in end["seats"]]
+    winners = sorted(range(5), key=lambda i: end["seats"][i]["time_ms"])
+    assert [places[i] for i in winners] == [1, 2, 3, 4, 5]
+    assert [end["seats"][i]["penalties"] for i in range(5)] == [0, 1, 2, 3, 4]
+    assert places[5:] == [6, 6, 6], "resigned seats come last, sharing the place"
+    assert [s["status"] for s in end["seats"][5:]] == ["resigned"] * 3
+    for seat in end["seats"]:
+        rating = b.player(seat["player"]["id"])["ratings"]["race"]
+        assert rating["games"] == 1, "each rating changed once"
+    layouts = replay_layouts(a, [s["game_id"] for s in end["seats"]])
+    assert all(layout == layouts[0] for layout in layouts)
+
+
+def _safe_hidden(seat: Seat, mines: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    board = seat.api.view(seat.game_id)["board"]
+    return {(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"} - mines
