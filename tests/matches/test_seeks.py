@@ -1,0 +1,99 @@
+"""Matchmaking through two replicas: 200 seekers become 100 races, nobody twice; a
+cancelled or expired seek never pairs; bots pair only with bots; the player's socket
+hears of the pair."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.sync.client import connect
+
+from tests.matches.conftest import SEEK_EXPIRY, call
+from tests.support.play import Api, Player
+
+
+def seek(api: Api, player: Player, **body: Any) -> dict[str, Any]:
+    found: dict[str, Any] = call(api, "POST", "/seeks", player, expect=201, **body)["seek"]
+    return found
+
+
+def poll_until_matched(api: Api, seek_id: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = call(api, "GET", f"/seeks/{seek_id}")
+        if found["status"] != "waiting" or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def test_two_hundred_seekers_become_one_hundred_races(clients: tuple[Api, Api]) -> None:
+    apis = list(clients)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        players = list(pool.map(lambda i: apis[i % 2].register(), range(200)))
+        body = {"preset": "beginner", "no_guess": False}
+        seeks = list(pool.map(lambda i: seek(apis[i % 2], players[i], **body), range(200)))
+        done = list(pool.map(lambda i: poll_until_matched(apis[i % 2], seeks[i]["id"]), range(200)))
+    assert all(s["status"] == "matched" for s in done), [s for s in done if s["status"] != "matched"]
+    by_match: dict[str, list[str]] = {}
+    for player, found in zip(players, done, strict=True):
+        by_match.setdefault(found["match_id"], []).append(player.id)
+    assert len(by_match) == 100
+    assert all(len(ids) == 2 for ids in by_match.values())
+    for match_id, ids in list(by_match.items())[:10]:
+        view = call(apis[0], "GET", f"/matches/{match_id}")
+        assert sorted(s["player"]["id"] for s in view["seats"]) == sorted(ids)
+        assert view["rated"] and view["mode"] == "race" and view["status"] != "waiting"
+
+
+def test_cancelled_and_expired_seeks_never_pair(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    body = {"preset": "intermediate", "no_guess": False}
+    cancelled_player, expired_player, late = a.register(), b.register(), a.register()
+    cancelled = seek(a, cancelled_player, **body)
+    gone = call(b, "DELETE", f"/seeks/{cancelled['id']}", cancelled_player)
+    assert gone["status"] == "cancelled"
+    expired = seek(b, expired_player, **body)
+    assert expired["status"] == "waiting"
+    time.sleep(SEEK_EXPIRY + 1)  # nobody polls it, and its player has no socket open
+    fresh = seek(a, late, **body)
+    assert fresh["status"] == "waiting"
+    assert call(a, "GET", f"/seeks/{expired['id']}")["status"] == "expired"
+    assert call(b, "GET", f"/seeks/{cancelled['id']}")["status"] == "cancelled"
+    assert call(b, "DELETE", f"/seeks/{fresh['id']}", late)["status"] == "cancelled"
+
+
+def test_bots_pair_only_with_bots(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    body = {"preset": "expert", "no_guess": False}
+    bot, human, other_bot = a.register(bot=True), b.register(), b.register(bot=True)
+    first = seek(a, bot, **body)
+    person = seek(b, human, **body)
+    assert person["status"] == "waiting"
+    second = seek(b, other_bot, **body)
+    assert second["status"] == "matched"
+    assert call(a, "GET", f"/seeks/{first['id']}")["match_id"] == second["match_id"]
+    assert call(a, "GET", f"/seeks/{person['id']}")["status"] == "waiting"
+    call(b, "DELETE", f"/seeks/{person['id']}", human)
+
+
+def test_the_players_socket_hears_of_the_pair(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    body = {"preset": "expert", "no_guess": True}
+    alice, bob = a.register(), b.register()
+    url = f"ws://{urlsplit(str(a.client.base_url)).netloc}/players/me/events"
+    with connect(url, open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "auth", "token": alice.token}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "player"
+        mine = seek(a, alice, **body)
+        # The open socket keeps the seek alive although nobody polls it.
+        time.sleep(SEEK_EXPIRY + 1)
+        theirs = seek(b, bob, **body)
+        assert theirs["status"] == "matched"
+        while (message := json.loads(ws.recv(timeout=30)))["type"] != "matched":
+            pass
+        assert message == {"type": "matched", "match_id": theirs["match_id"]}
+    assert call(a, "GET", f"/seeks/{mine['id']}")["match_id"] == theirs["match_id"]
