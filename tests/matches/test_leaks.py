@@ -1,0 +1,149 @@
+"""Fairness: every byte a seated player and a spectator receive before a race ends,
+recorded, holds nothing of another seat's board; after the end everything is public.
+And the match socket: the match first, then every update in order, resumable."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import httpx
+import redis
+from websockets.sync.client import ClientConnection
+
+from tests.matches.conftest import (
+    Seat,
+    call,
+    match_socket,
+    mines_of,
+    new_match,
+    wait_until_started,
+)
+from tests.support.play import Api, Player
+
+
+class Recorder:
+    """Every byte one party received, from HTTP answers and sockets alike."""
+
+    def __init__(self) -> None:
+        self.received: list[bytes] = []
+        self.lock = threading.Lock()
+
+    def add(self, data: bytes | str) -> None:
+        with self.lock:
+            self.received.append(data.encode() if isinstance(data, str) else data)
+
+    def get(self, api: Api, path: str, player: Player | None = None) -> dict[str, Any]:
+        r = api.client.get(path, headers=player.auth if player else {})
+        self.add(r.content)
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    def listen(self, ws: ClientConnection, stop: threading.Event) -> threading.Thread:
+        def run() -> None:
+            while not stop.is_set():
+                try:
+                    self.add(ws.recv(timeout=0.2))
+                except TimeoutError:
+                    continue
+                except Exception:
+                    return
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def holds(self, secret: str) -> bool:
+        return any(secret.encode() in data for data in self.received)
+
+
+def test_nothing_of_another_seat_reaches_a_player_or_a_spectator(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    player, spectator = Recorder(), Recorder()
+    match = new_match(a, alice, seats=2)
+    player.add(json.dumps(match))
+    stop = threading.Event()
+    with match_socket(a, match["id"]) as alice_ws, match_socket(b, match["id"]) as watch_ws:
+        alice_ws.send(json.dumps({"type": "auth", "token": alice.token}))
+        threads = [player.listen(alice_ws, stop), spectator.listen(watch_ws, stop)]
+        r = b.client.post(f"/matches/{match['id']}/join", headers=bob.auth)
+        assert r.status_code == 200
+        view = player.get(a, f"/matches/{match['id']}", alice)
+        spectator.get(b, f"/matches/{match['id']}")
+        alice_game = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
+        bob_view = call(b, "GET", f"/matches/{match['id']}", bob)
+        bob_game = next(s["game_id"] for s in bob_view["seats"] if s["player"]["id"] == bob.id)
+        assert alice_game and bob_game and alice_game != bob_game
+        wait_until_started(a, view)
+        mines = sorted(mines_of(store, bob_game))
+        mine_cell = mines[0]
+
+        # Bob plays (a penalty, then openings), Alice plays her own board and reads hers.
+        bob_seat, alice_seat = Seat(b, bob, bob_game), Seat(a, alice, alice_game)
+        bob_seat.move("reveal", *mine_cell)
+        board = b.view(bob_game)["board"]
+        hidden = [(x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                  if c == "#" and (x, y) not in mines]
+        for cell in hidden[:5]:
+            bob_seat.move("reveal", *cell)
+        for cell in hidden[-3:]:
+            player.add(json.dumps(alice_seat.move("reveal", *cell)))
+        player.get(a, f"/games/{alice_game}")
+        for who, api, viewer in ((player, a, alice), (spectator, b, None)):
+            who.get(api, f"/matches/{match['id']}", viewer)
+        # A client that asks for another seat's game by guessing learns nothing: it has no id.
+        stop.set()
+        for t in threads:
+            t.join(timeout=5)
+        before_end = (list(player.received), list(spectator.received))
+
+        assert not player.holds(bob_game), "Alice saw Bob's game id"
+        assert not spectator.holds(bob_game) and not spectator.holds(alice_game)
+        assert player.holds(alice_game), "Alice was shown her own game"
+        for data in before_end[0] + before_end[1]:
+            message = json.loads(data)
+            if message.get("type") in ("match", "match_update"):
+                assert "cells" not in data.decode() and "board" not in data.decode()
+        # Bob's penalty shows to the others as a count, and his progress as counts.
+        last = json.loads(
+            next(d for d in reversed(before_end[1]) if b"match" in d and b"seats" in d)
+        )
+        seats = last["match"]["seats"] if "match" in last else last["seats"]
+        bob_seat_view = next(s for s in seats if s["player"]["id"] == bob.id)
+        assert bob_seat_view["penalties"] == 1 and bob_seat_view["progress"]["bbbv_done"] > 0
+
+    # Both resign: the match ends, and its end shows every seat's game to anybody.
+    call(a, "POST", f"/matches/{match['id']}/leave", alice)
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    end = call(a, "GET", f"/matches/{match['id']}")
+    assert end["status"] == "finished"
+    assert {s["game_id"] for s in end["seats"]} == {alice_game, bob_game}
+    assert httpx.get(f"{b.client.base_url}/games/{bob_game}/replay").status_code == 200
+
+
+def test_the_match_socket_replays_updates_after_since(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    alice, bob, carol = a.register(), b.register(), a.register()
+    match = new_match(a, alice, seats=4)
+    with match_socket(b, match["id"]) as ws:
+        first = json.loads(ws.recv(timeout=30))
+        assert first["type"] == "match" and first["match"]["version"] == 1
+        call(b, "POST", f"/matches/{match['id']}/join", bob)
+        call(a, "POST", f"/matches/{match['id']}/join", carol)
+        call(a, "POST", f"/matches/{match['id']}/leave", carol)
+        updates = []
+        while len(updates) < 3:
+            message = json.loads(ws.recv(timeout=30))
+            if message["type"] == "match_update":
+                updates.append(message)
+    assert [u["version"] for u in updates] == [2, 3, 4]
+    assert [u["change"] for u in updates] == ["joined", "joined", "left"]
+    assert [len(u["match"]["seats"]) for u in updates] == [2, 3, 2]
+    with match_socket(a, match["id"], since=2) as ws:
+        again = [json.loads(ws.recv(timeout=30)) for _ in range(2)]
+    assert [(m["type"], m["version"]) for m in again] == [("match_update", 3), ("match_update", 4)]
