@@ -29,7 +29,7 @@ from .backends import Backends
 from .boards import settings_of
 from .match_rules import Changed
 from .problems import ApiError
-from .requests import now_ms, read_body
+from .requests import now_ms, path_id, read_body
 from .responses import MsgspecResponse
 from .turns import busy
 
@@ -191,10 +191,7 @@ async def _make_boards(
 
 
 def match_id_of(conn: HTTPConnection) -> str:
-    match_id: str = conn.path_params["match_id"]
-    if len(match_id) != 32 or not all(c in "0123456789abcdef" for c in match_id):
-        raise ApiError(404, "not_found", "no such match")
-    return match_id
+    return path_id(conn, "match_id", "match")
 
 
 async def viewer_of(conn: HTTPConnection) -> str | None:

@@ -87,6 +87,14 @@ def game_id_of(conn: HTTPConnection) -> str:
     return game_id
 
 
+def path_id(conn: HTTPConnection, name: str, what: str) -> str:
+    """The id ``name`` in the path (a match's, a seek's); one that cannot exist is a 404."""
+    found: str = conn.path_params[name]
+    if not _GAME_ID.fullmatch(found):
+        raise ApiError(404, "not_found", f"no such {what}")
+    return found
+
+
 def player_id_of(conn: HTTPConnection) -> str:
     """The player id in the path; an id that cannot exist is a 404 like an unknown one."""
     player_id: str = conn.path_params["player_id"]

@@ -24,7 +24,7 @@ from .auth import authorised_player
 from .backends import Backends
 from .match_rules import Changed
 from .problems import ApiError
-from .requests import now_ms, read_body
+from .requests import now_ms, path_id, read_body
 from .responses import MsgspecResponse
 
 # Rating points two seeks may differ by at first, and how fast that widens (per second).
@@ -89,10 +89,7 @@ async def create(request: Request) -> Response:
 
 
 def seek_id_of(conn: HTTPConnection) -> str:
-    seek_id: str = conn.path_params["seek_id"]
-    if len(seek_id) != 32 or not all(c in "0123456789abcdef" for c in seek_id):
-        raise ApiError(404, "not_found", "no such seek")
-    return seek_id
+    return path_id(conn, "seek_id", "seek")
 
 
 async def seek(request: Request) -> Response:

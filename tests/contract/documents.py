@@ -78,6 +78,7 @@ def members(union: Any) -> list[type[msgspec.Struct]]:
 SOCKETS = {
     "game": (wire.ServerMessage, wire.ClientMessage),
     "player": (wire.PlayerServerMessage, wire.PlayerClientMessage),
+    "match": (wire.MatchServerMessage, wire.MatchClientMessage),
 }
 
 
@@ -146,7 +147,8 @@ def tags(union: Any) -> dict[str, str]:
 
 # Types of the wire (minesweeper.wire) that several fields share, by their names there.
 SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "MoveAction", "Mark", "HintKind",
-          "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind")
+          "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind", "MatchMode",
+          "OnMine", "MatchStatus", "SeatStatus", "MatchChange", "SeekStatus")
 
 def _given(name: str) -> Schema:
     """The field ``name`` is present and not null."""

@@ -195,6 +195,27 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
         "PlayerRename", {"200": "PlayerView"}, {"400", "401", "409", "413", "422", "429", "503"}
     ),
     ("get", "/players/{player_id}"): (None, {"200": "PlayerView"}, {"404", "429", "503"}),
+    ("post", "/matches"): (
+        "NewMatch", {"201": "CreatedMatch"}, {"400", "401", "413", "422", "429", "503"}
+    ),
+    ("get", "/matches/{match_id}"): (None, {"200": "MatchView"}, {"401", "404", "429", "503"}),
+    ("post", "/matches/{match_id}/join"): (
+        None, {"200": "MatchView"}, {"401", "404", "409", "429", "503"}
+    ),
+    ("post", "/matches/{match_id}/leave"): (
+        None, {"200": "MatchView"}, {"401", "404", "409", "429", "503"}
+    ),
+    ("post", "/matches/{match_id}/start"): (
+        None, {"200": "MatchView"}, {"401", "403", "404", "409", "429", "503"}
+    ),
+    ("post", "/seeks"): (
+        "NewSeek", {"201": "CreatedSeek"}, {"400", "401", "413", "422", "429", "503"}
+    ),
+    ("get", "/seeks/{seek_id}"): (None, {"200": "SeekView"}, {"404", "429", "503"}),
+    ("delete", "/seeks/{seek_id}"): (
+        None, {"200": "SeekView"}, {"401", "403", "404", "429", "503"}
+    ),
+    ("get", "/ratings/race"): (None, {"200": "RatingList"}, {"422", "429", "503"}),
     ("get", "/healthz"): (None, {"200": "Health"}, set()),
     ("get", "/readyz"): (None, {"200": "Health"}, {"503"}),
 }
@@ -208,11 +229,18 @@ SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
     ("get", "/players/me"): [{"playerToken": []}],
     ("patch", "/players/me"): [{"playerToken": []}],
     ("post", "/games"): [{}, {"playerToken": []}],
+    **{key: [{"playerToken": []}] for key in BODIES
+       if key[1].startswith(("/matches", "/seeks")) and key[0] in ("post", "delete")},
+    # A match's view shows a race seat's game to its own player, who sends their token.
+    ("get", "/matches/{match_id}"): [{}, {"playerToken": []}],
 }
+# Where a token may be left out, but a wrong one is refused.
+OPTIONAL_TOKEN = {("post", "/games"), ("get", "/matches/{match_id}")}
 # Operations whose answers are not wire Structs: text, YAML, and the WebSocket upgrades.
 NOT_STRUCTS = {
     ("get", "/metrics"), ("get", "/openapi.yaml"), ("get", "/asyncapi.yaml"),
     ("get", "/games/{game_id}/events"), ("get", "/players/me/events"),
+    ("get", "/matches/{match_id}/events"),
 }
 
 
@@ -272,10 +300,10 @@ def test_changes_need_the_token(openapi: dict[str, Any]) -> None:
     # Whatever needs a token says what a missing one gets.
     for key, (_, _, errors) in BODIES.items():
         needs_one = key in SECURITY and {} not in SECURITY[key]
-        assert needs_one == ("401" in errors and key != ("post", "/games")), key
+        assert needs_one == ("401" in errors and key not in OPTIONAL_TOKEN), key
 
 
-@pytest.mark.parametrize("name", ["GameId", "PlayerId"])
+@pytest.mark.parametrize("name", ["GameId", "PlayerId", "MatchId", "SeekId"])
 def test_id_parameters(openapi: dict[str, Any], name: str) -> None:
     from service.api import requests
 
@@ -364,6 +392,7 @@ def test_replies(asyncapi: dict[str, Any]) -> None:
 
     assert replies("game") == {"result", "error"}
     assert replies("player") == {"player", "error"}
+    assert replies("match") == {"match", "error"}
 
 
 def test_channels_are_the_websocket_routes(

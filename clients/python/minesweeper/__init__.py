@@ -18,13 +18,18 @@ import importlib
 from typing import TYPE_CHECKING
 
 from .errors import (
+    AlreadySeated,
     ApiError,
     Forbidden,
     GameInProgress,
     GameOver,
     InvalidRequest,
+    MatchFull,
+    MatchStarted,
     NameTaken,
     NotFound,
+    NotSeated,
+    NotStarted,
     Paused,
     RateLimited,
     StoreUnavailable,
@@ -70,6 +75,7 @@ else:
         return value
 
 __all__ = [
+    "AlreadySeated",
     "ApiError",
     "AsyncClient",
     "Client",
@@ -89,8 +95,12 @@ __all__ = [
     "LeaderboardEntry",
     "LiveGame",
     "LiveMessage",
+    "MatchFull",
+    "MatchStarted",
     "NameTaken",
     "NotFound",
+    "NotSeated",
+    "NotStarted",
     "Paused",
     "PlayerView",
     "Problem",

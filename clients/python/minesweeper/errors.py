@@ -19,13 +19,18 @@ from typing import ClassVar
 from .wire import Problem
 
 __all__ = [
+    "AlreadySeated",
     "ApiError",
     "Forbidden",
     "GameInProgress",
     "GameOver",
     "InvalidRequest",
+    "MatchFull",
+    "MatchStarted",
     "NameTaken",
     "NotFound",
+    "NotSeated",
+    "NotStarted",
     "Paused",
     "RateLimited",
     "StoreUnavailable",
@@ -84,6 +89,26 @@ class NotFound(ApiError, code="not_found"):
 
 class NameTaken(ApiError, code="name_taken"):
     """409: another player has that name, ignoring case."""
+
+
+class MatchFull(ApiError, code="match_full"):
+    """409: every seat of the match is taken."""
+
+
+class MatchStarted(ApiError, code="match_started"):
+    """409: the match has started; nobody joins it any more."""
+
+
+class AlreadySeated(ApiError, code="already_seated"):
+    """409: the player already has a seat in the match."""
+
+
+class NotStarted(ApiError, code="not_started"):
+    """409: the match's countdown is not over (or it has too few seats to start)."""
+
+
+class NotSeated(ApiError, code="not_seated"):
+    """409: the player has no seat in the match."""
 
 
 class GameOver(ApiError, code="game_over"):
