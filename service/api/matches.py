@@ -85,8 +85,6 @@ async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
 
 def new_state(match_id: str, body: wire.NewMatch, settings: engine.Settings, now: int,
               seats: tuple[SeatState, ...]) -> MatchState:
-    if body.mode == "coop" and body.rated:
-        raise ApiError(422, "invalid_request", "only races are rated")
     # The board's settings are judged now, not at the start.
     engine.new_game(settings, seed=0, now_ms=now, no_guess=body.no_guess)
     if len(seats) > body.seats:

@@ -165,6 +165,22 @@ def _none(name: str) -> Schema:
 # A ``then`` of several conditions lists them under ``allOf``: redocly's validator takes a
 # schema with ``properties`` as closed to other fields unless it is a member of an allOf,
 # and would misjudge the examples (and it counts an allOf of one condition as illogical).
+_SIZES = ("width", "height", "mines")
+_BOARD_RULES = [
+    {
+        "title": "A preset board",
+        "description": "With `preset`, no size.",
+        "if": _given("preset"),
+        "then": {"allOf": list(map(_none, _SIZES))},
+    },
+    {
+        "title": "A custom board",
+        "description": "`width`, `height` and `mines` come together or not at all.",
+        "if": {"anyOf": list(map(_given, _SIZES))},
+        "then": {"allOf": list(map(_given, _SIZES))},
+    },
+]
+
 RULES: dict[str, Schema] = {
     "NewGame": {
         "allOf": [
@@ -178,26 +194,17 @@ RULES: dict[str, Schema] = {
                     {"properties": {"first_click": {"const": "zero"}}},
                 ]},
             },
-            {
-                "title": "A preset board",
-                "description": "With `preset`, no size.",
-                "if": _given("preset"),
-                "then": {"allOf": list(map(_none, ("width", "height", "mines")))},
-            },
+            _BOARD_RULES[0],
             {
                 "title": "A no-guess board",
                 "description": "With `no_guess: true`, no `first_click` other than `zero`.",
                 "if": {"required": ["no_guess"], "properties": {"no_guess": {"const": True}}},
                 "then": {"properties": {"first_click": {"const": "zero"}}},
             },
-            {
-                "title": "A custom board",
-                "description": "`width`, `height` and `mines` come together or not at all.",
-                "if": {"anyOf": list(map(_given, ("width", "height", "mines")))},
-                "then": {"allOf": list(map(_given, ("width", "height", "mines")))},
-            },
+            _BOARD_RULES[1],
         ],
     },
+    "NewMatch": {"allOf": _BOARD_RULES},
 }
 
 

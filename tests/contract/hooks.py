@@ -92,6 +92,27 @@ class Games:
                     return game_id, token
         raise AssertionError("a 4x4 board played in full has ended")
 
+    def match(self, base_url: str) -> str:
+        """A new match of the run's player, waiting for an opponent."""
+        _, token = self.player(base_url)
+        answer = self.http(base_url).post(
+            "/matches", json={"mode": "race", "preset": "beginner"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 201, answer.text
+        match_id: str = answer.json()["match"]["id"]
+        return match_id
+
+    def seek(self, base_url: str) -> str:
+        """A new seek of the run's player (never paired with the same player's)."""
+        _, token = self.player(base_url)
+        answer = self.http(base_url).post(
+            "/seeks", json={"preset": "expert"}, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert answer.status_code == 201, answer.text
+        seek_id: str = answer.json()["seek"]["id"]
+        return seek_id
+
     def close(self) -> None:
         for client in self.clients.values():
             client.close()
@@ -104,7 +125,13 @@ GAMES = Games()
 def _for_a_player(case: schemathesis.Case) -> bool:
     """Whether the operation takes a player: their id, or their token."""
     op = case.operation
-    return op.path.startswith("/players/") or (op.method.upper(), op.path) == ("POST", "/games")
+    return op.path.startswith(("/players/", "/matches", "/seeks")) or (
+        (op.method.upper(), op.path) == ("POST", "/games")
+    )
+
+
+# A match's or a seek's id in the path: a real one, made by the run's player.
+_MADE = {"match_id": Games.match, "seek_id": Games.seek}
 
 
 @schemathesis.auth(refresh_interval=None)
@@ -114,10 +141,17 @@ class GameAuth:
 
     def get(self, case: schemathesis.Case, context: Any) -> tuple[str, str] | None:
         if _for_a_player(case):
-            player_id = (case.path_parameters or {}).get("player_id", "0" * 32)
+            params = case.path_parameters or {}
+            base_url = context.operation.base_url
+            for name, make in _MADE.items():
+                if name in params:
+                    if not isinstance(params[name], str) or not GAME_ID.fullmatch(params[name]):
+                        return None  # a malformed id on purpose: sent as generated
+                    return make(GAMES, base_url), GAMES.player(base_url)[1]
+            player_id = params.get("player_id", "0" * 32)
             if not isinstance(player_id, str) or not GAME_ID.fullmatch(player_id):
                 return None  # a malformed id on purpose: sent as generated
-            return GAMES.player(context.operation.base_url)
+            return GAMES.player(base_url)
         game_id = (case.path_parameters or {}).get("game_id")
         if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
             return None  # no game, or a malformed id on purpose: sent as generated
@@ -132,8 +166,10 @@ class GameAuth:
         some_id, token = data
         if not _for_a_player(case):
             case.path_parameters["game_id"] = some_id
-        elif "player_id" in (case.path_parameters or {}):
-            case.path_parameters["player_id"] = some_id
+        else:
+            for name in ("player_id", *_MADE):
+                if name in (case.path_parameters or {}):
+                    case.path_parameters[name] = some_id
         if case.operation.definition.raw.get("security"):
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
 
@@ -202,6 +238,9 @@ def reason_for_refusal(case: schemathesis.Case, status: int) -> str | None:
         return None
     if op == "createGame":
         return _impossible_board(body)
+    if op == "createMatch":
+        # A match's board is no-guess unless the body says otherwise.
+        return _impossible_board({"no_guess": True, **body})
     if op in ("reveal", "flag", "chord"):
         key = _header(case, "idempotency-key")
         if key is not None and (case.path_parameters["game_id"], key) in GAMES.keys:

@@ -20,7 +20,8 @@ from tests.contract.conftest import tool_env
 pytestmark = pytest.mark.timeout(1800)
 
 SOCKETS = ("/paths/~1games~1{game_id}~1events/get/responses",
-           "/paths/~1players~1me~1events/get/responses")
+           "/paths/~1players~1me~1events/get/responses",
+           "/paths/~1matches~1{match_id}~1events/get/responses")
 # (rule, where) -> why it stays
 REDOCLY_ACCEPTED = {
     **{

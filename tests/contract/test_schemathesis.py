@@ -32,7 +32,9 @@ CONFIG = Path(__file__).with_name("schemathesis.toml")
 MAX_EXAMPLES = int(os.environ.get("CONTRACT_MAX_EXAMPLES", "30"))
 # Plain requests to the WebSocket addresses are refused (404, as documented): no request
 # to them is accepted. test_live_messages.py covers the sockets.
-SOCKETS = ["GET /games/{game_id}/events", "GET /players/me/events"]
+SOCKETS = [
+    "GET /games/{game_id}/events", "GET /players/me/events", "GET /matches/{match_id}/events"
+]
 MOVES = ("reveal", "flag", "chord", "pause", "resume", "hint", "reset")
 
 pytestmark = pytest.mark.timeout(1500)

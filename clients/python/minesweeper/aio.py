@@ -16,21 +16,32 @@ import httpx
 from . import _http
 from .game import Game
 from .live import LiveGame, LiveMessage  # async only
+from .live import watch_match as _watch_match  # async only
 from .wire import (
     Action,
     CreatedGame,
+    CreatedMatch,
     CreatedPlayer,
+    CreatedSeek,
     Diff,
     FirstClick,
     GameView,
     Hint,
     Leaderboard,
     Mark,
+    MatchMode,
+    MatchServerMessage,  # async only
+    MatchView,
+    NewMatch,
+    NewSeek,
+    OnMine,
     PauseAction,
     PlayerRename,
     PlayerView,
     PresetName,
+    RatingList,
     Replay,
+    SeekView,
 )
 
 __all__ = ["AsyncClient"]
@@ -193,6 +204,92 @@ class AsyncClient:
         )
         return _http.decode(response, PlayerView)
 
+    # ---- matches --------------------------------------------------------------------------
+
+    async def new_match(
+        self,
+        mode: MatchMode = "race",
+        preset: PresetName | None = None,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        mines: int | None = None,
+        no_guess: bool = True,
+        seats: int = 2,
+        rated: bool | None = None,
+        on_mine: OnMine = "penalty",
+        time_limit_s: int = 600,
+        player_token: str | None = None,
+    ) -> MatchView:
+        """Open a match (a ``race`` on copies of one board, or ``coop`` on one game) and
+        take its first seat. It starts by itself once every seat is taken."""
+        body = NewMatch(
+            mode=mode, preset=preset, width=width, height=height, mines=mines,
+            no_guess=no_guess, seats=seats, rated=rated, on_mine=on_mine,
+            time_limit_s=time_limit_s,
+        )
+        response = await self._http.post(
+            "/matches", content=_http.encode(body),
+            headers={"Content-Type": "application/json",
+                     **_http.auth(player_token or self.player_token)},
+        )
+        return _http.decode(response, CreatedMatch).match
+
+    async def match(self, match_id: str, *, player_token: str | None = None) -> MatchView:
+        """The match; with the player's token, their own race seat's ``game_id`` too."""
+        token = player_token or self.player_token
+        response = await self._http.get(f"/matches/{match_id}", headers=_http.auth(token))
+        return _http.decode(response, MatchView)
+
+    async def join_match(self, match_id: str, *, player_token: str | None = None) -> MatchView:
+        """Take a seat (the last free one starts the match)."""
+        return await self._match_change(match_id, "join", player_token)
+
+    async def leave_match(self, match_id: str, *, player_token: str | None = None) -> MatchView:
+        """Leave before the start, or resign after it."""
+        return await self._match_change(match_id, "leave", player_token)
+
+    async def start_match(self, match_id: str, *, player_token: str | None = None) -> MatchView:
+        """Start with the seats taken so far (the creator only; at least 2 seats)."""
+        return await self._match_change(match_id, "start", player_token)
+
+    async def _match_change(
+        self, match_id: str, change: str, player_token: str | None
+    ) -> MatchView:
+        response = await self._http.post(
+            f"/matches/{match_id}/{change}",
+            headers=_http.auth(player_token or self.player_token),
+        )
+        return _http.decode(response, MatchView)
+
+    async def seek(
+        self, preset: PresetName = "beginner", *, no_guess: bool = True,
+        player_token: str | None = None,
+    ) -> SeekView:
+        """Look for an opponent for a rated race; poll it with :meth:`get_seek` (or keep
+        the player's socket open) until it is ``matched``."""
+        response = await self._http.post(
+            "/seeks", content=_http.encode(NewSeek(preset=preset, no_guess=no_guess)),
+            headers={"Content-Type": "application/json",
+                     **_http.auth(player_token or self.player_token)},
+        )
+        return _http.decode(response, CreatedSeek).seek
+
+    async def get_seek(self, seek_id: str) -> SeekView:
+        """The seek now; polling keeps it alive."""
+        return _http.decode(await self._http.get(f"/seeks/{seek_id}"), SeekView)
+
+    async def cancel_seek(self, seek_id: str, *, player_token: str | None = None) -> SeekView:
+        response = await self._http.delete(
+            f"/seeks/{seek_id}", headers=_http.auth(player_token or self.player_token)
+        )
+        return _http.decode(response, SeekView)
+
+    async def race_ratings(self, *, limit: int = 20, bot: bool = False) -> RatingList:
+        """The best race ratings, humans' or (``bot=True``) bots'."""
+        params = {"limit": str(limit), "bot": "true" if bot else "false"}
+        return _http.decode(await self._http.get("/ratings/race", params=params), RatingList)
+
     # ---- help and pauses ------------------------------------------------------------------
 
     async def hint(self, game: Game | str, *, token: str | None = None) -> Hint:
@@ -320,3 +417,13 @@ class AsyncClient:
                             timeout=self.timeout) as live:
             async for message in live:
                 yield message
+
+    async def watch_match(
+        self, match_id: str, *, since: int | None = None, player_token: str | None = None
+    ) -> AsyncIterator[MatchServerMessage]:
+        """Every message of a match's socket: the match, then each update in order (and
+        heartbeats, co-op cursors). With the player's token (``player_token`` or the
+        client's) the match shows the player's own race seat's game."""
+        token = player_token or self.player_token
+        async for message in _watch_match(self.base_url, match_id, since, token, self.timeout):
+            yield message

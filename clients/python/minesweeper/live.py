@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TypeAlias
 
 import msgspec
@@ -32,6 +32,7 @@ from .wire import (
     Heartbeat,
     Hinted,
     Mark,
+    MatchServerMessage,
     Reset,
     Result,
     RevealMessage,
@@ -45,6 +46,12 @@ __all__ = ["LiveGame", "LiveMessage"]
 LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset | Hinted
 
 _decoder = msgspec.json.Decoder(ServerMessage)
+
+
+def ws_base(base_url: str) -> str:
+    """The service's address for sockets: ``ws://`` for ``http://``, ``wss://`` for TLS."""
+    scheme, sep, rest = base_url.rstrip("/").partition("://")
+    return f"{ {'http': 'ws', 'https': 'wss'}.get(scheme, scheme)}{sep}{rest}"
 _encoder = msgspec.json.Encoder()
 
 
@@ -83,9 +90,7 @@ class LiveGame:
         timeout: float = 10.0,
         max_size: int = 2**20,
     ) -> None:
-        scheme, sep, rest = base_url.rstrip("/").partition("://")
-        ws_scheme = {"http": "ws", "https": "wss"}.get(scheme, scheme)
-        self.url = f"{ws_scheme}{sep}{rest}/games/{game_id}/events"
+        self.url = f"{ws_base(base_url)}/games/{game_id}/events"
         self.game_id = game_id
         #: The last version delivered: where a reconnection resumes.
         self.version = since
@@ -296,3 +301,22 @@ class LiveGame:
 
     def __repr__(self) -> str:
         return f"<LiveGame {self.game_id} at version {self.version}>"
+
+
+_match_messages: msgspec.json.Decoder[MatchServerMessage] = msgspec.json.Decoder(
+    MatchServerMessage
+)
+
+
+async def watch_match(
+    base_url: str, match_id: str, since: int | None, token: str | None, timeout: float
+) -> AsyncIterator[MatchServerMessage]:
+    """A match's socket, decoded: first the match, then its updates (and heartbeats and
+    co-op cursors); with ``token`` (a seated player's) the player's own seat shows."""
+    query = "" if since is None else f"?since={since}"
+    url = f"{ws_base(base_url)}/matches/{match_id}/events{query}"
+    async with connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT) as ws:
+        if token is not None:
+            await ws.send(msgspec.json.encode(Auth(token=token)).decode())
+        async for text in ws:
+            yield _match_messages.decode(text)
