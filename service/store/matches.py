@@ -179,7 +179,8 @@ class MatchStore:
             "alive": now_ms, "status": "waiting",
         }
         with redis_errors():
-            pipe = self.redis.pipeline(transaction=True)
+            # The seek's hash first: the pool may name only seeks that exist.
+            pipe = self.redis.pipeline(transaction=False)
             pipe.hset(keys.seek(seek_id), mapping=fields)
             pipe.pexpire(keys.seek(seek_id), 3600 * 1000)
             pipe.zadd(keys.seek_pool(pool), {seek_id: rating})
