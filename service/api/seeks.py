@@ -11,6 +11,7 @@ player's socket is open (``player_events.py`` keeps it alive).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from typing import cast
 
@@ -18,7 +19,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from .. import engine, wire
-from ..store import Owner, Seek
+from ..store import Owner, Seek, SeekNotFound
 from . import backends, matches, ratings
 from .auth import authorised_player
 from .backends import Backends
@@ -75,6 +76,12 @@ async def create(request: Request) -> Response:
     owner = await authorised_player(request)
     b = backends.of(request)
     rating = await ratings.rating_of(b, owner.player_id, owner.bot)
+    # A player seeks one race at a time: a new seek replaces the one still waiting.
+    previous = await b.matches.player_seek(owner.player_id)
+    if previous is not None:
+        with contextlib.suppress(SeekNotFound):
+            _, old_pool = await b.matches.seek(previous)
+            await b.matches.cancel_seek(previous, old_pool)
     seek_id = secrets.token_hex(16)
     pool = pool_of(body, owner.bot)
     await b.matches.add_seek(

@@ -224,6 +224,12 @@ class MatchStore:
         with redis_errors():
             await self.redis.hset(keys.seek(seek_id), "alive", now_ms)
 
+    async def player_seek(self, player_id: str) -> str | None:
+        """The id of the player's latest seek, if any."""
+        with redis_errors():
+            found = cast(Any, await self.redis.get(keys.player_seek(player_id)))
+        return found.decode() if found else None
+
     async def touch_player_seek(self, player_id: str, now_ms: int) -> None:
         """The player has a socket open: their seek, if any, does not expire."""
         with redis_errors():

@@ -97,3 +97,17 @@ def test_the_players_socket_hears_of_the_pair(clients: tuple[Api, Api]) -> None:
             pass
         assert message == {"type": "matched", "match_id": theirs["match_id"]}
     assert call(a, "GET", f"/seeks/{mine['id']}")["match_id"] == theirs["match_id"]
+
+
+def test_a_new_seek_replaces_the_players_waiting_one(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    body = {"preset": "expert", "no_guess": True}
+    alice, bob = a.register(), b.register()
+    first = seek(a, alice, **body)
+    second = seek(b, alice, preset="intermediate", no_guess=True)
+    assert call(a, "GET", f"/seeks/{first['id']}")["status"] == "cancelled"
+    # Bob seeks what Alice first asked for: her cancelled seek does not take him.
+    waiting = seek(b, bob, **body)
+    assert waiting["status"] == "waiting"
+    call(a, "DELETE", f"/seeks/{second['id']}", alice)
+    call(b, "DELETE", f"/seeks/{waiting['id']}", bob)
