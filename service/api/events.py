@@ -165,14 +165,15 @@ async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
     session = Session(ws, game_id, b)
     async with served(session, "too slow: reconnect with ?since"):
         await session.admit()
-        since = _since(ws.query_params.get("since"))
+        since = since_of(ws.query_params.get("since"))
         async with b.events.subscribe(keys.channel(game_id), _head.decode) as sub:
             await until_one_ends(
                 session.forward(sub, since), session.receive(), session.keep_alive()
             )
 
 
-def _since(raw: str | None) -> int | None:
+def since_of(raw: str | None) -> int | None:
+    """The version in a socket's `?since=`, if given: a game's socket and a match's."""
     if raw is None:
         return None
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:

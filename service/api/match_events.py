@@ -21,7 +21,7 @@ from ..store.events import RESYNC
 from . import backends, match_rules, views
 from .auth import player_of_token
 from .backends import Backends
-from .events import _since
+from .events import since_of
 from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
 from .sockets import Socket, counted, served, until_one_ends
@@ -173,7 +173,7 @@ async def _serve(ws: WebSocket, match_id: str, b: Backends) -> None:
     session = MatchSession(ws, match_id, b)
     async with served(session, "too slow: reconnect with ?since"):
         await session.admit()
-        since = _since(ws.query_params.get("since"))
+        since = since_of(ws.query_params.get("since"))
         async with b.events.match(match_id) as sub:
             _, state = await b.matches.load(match_id)
             if since is not None and since > state.version:
