@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
-from .. import engine, metrics, wire
+from .. import engine, metrics, store, wire
 from ..store import MatchLink, MatchState, Owner, Record, SeatState
 from . import backends, match_rules, ratings, views
 from .auth import authorised_player, optional_bearer_token, player_of_token
@@ -74,10 +74,23 @@ async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
     if new.status == "finished":
         await ratings.apply(b, new)
         await b.matches.unschedule(new.id)
+        await asyncio.gather(*(
+            b.players.add_recent(seat.player_id, recent_entry(new, seat)) for seat in new.seats
+        ))
     elif new.status == "countdown" and old.status == "waiting" and new.starts_at is not None:
         await b.matches.schedule(new.id, new.starts_at)
     elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
         await b.matches.schedule(new.id, new.ends_at)
+
+
+def recent_entry(state: MatchState, seat: SeatState) -> store.Recent:
+    """A finished match in a seat's player's recent list: won when the seat placed first
+    having cleared the board (co-op: when the team did)."""
+    return store.Recent(
+        id=state.id, kind="match", preset=state.preset, no_guess=state.no_guess, daily=None,
+        won=seat.status == "won" and seat.place == 1, elapsed_ms=seat.time_ms or 0,
+        bbbv_per_s_milli=0, assisted=False, ended_at=state.ended_at or 0,
+    )
 
 
 # ---- creating and starting -----------------------------------------------------------------

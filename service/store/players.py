@@ -254,6 +254,15 @@ class PlayerStore:
 
         await asyncio.gather(*(one(g) for g in pending))
 
+    async def add_recent(self, player_id: str, recent: Recent) -> None:
+        """Put a finished match at the head of the player's recent list (a game gets there
+        with the commit that ends it)."""
+        with redis_errors():
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.lpush(keys.player_recent(player_id), encode_recent(recent))
+            pipe.ltrim(keys.player_recent(player_id), 0, RECENT_KEPT - 1)
+            await pipe.execute()
+
     # ---- the player's socket -------------------------------------------------------------
 
     async def publish(self, player_id: str, message: bytes) -> None:

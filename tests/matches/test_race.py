@@ -93,9 +93,14 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
     assert winner["rating_after"] > winner["rating_before"]
     assert loser["rating_after"] < loser["rating_before"]
     for seat in end["seats"]:
-        rating = a.player(seat["player"]["id"])["ratings"]["race"]
+        player = a.player(seat["player"]["id"])
+        rating = player["ratings"]["race"]
         assert rating["games"] == 1
         assert rating["rating"] == seat["rating_after"]
+        recent = [r for r in player["recent"] if r["kind"] == "match"]
+        assert [(r["id"], r["result"]) for r in recent] == [
+            (match["id"], "won" if seat["place"] == 1 else "lost")
+        ]
     applied = store.sismember(keys.ratings_applied("race:human"), match["id"])
     assert applied
     top = call(b, "GET", "/ratings/race?limit=100")
