@@ -146,7 +146,9 @@ def create_app(config: Config | None = None) -> Starlette:
             events=store.Events(routing),
             leaderboards=store.Leaderboards(redis),
             rate_limits=RateLimits(limits, buckets),
-            matches=store.MatchStore(redis, ttl_seconds=config.game_ttl),
+            matches=store.MatchStore(
+                redis, ttl_seconds=config.game_ttl, routing=routing
+            ),
         )
         app.state.backends = b
         engine.preload()

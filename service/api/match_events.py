@@ -16,19 +16,17 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from .. import wire
-from ..store import MatchState, Subscription
-from ..store.events import RESYNC
+from ..store import MatchState, Resync, Subscription, keys
 from . import backends, match_rules, views
 from .auth import player_of_token
 from .backends import Backends
 from .events import since_of
 from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
-from .sockets import Socket, counted, served, until_one_ends
+from .sockets import Socket, as_text, counted, served, until_one_ends
 
 CURSOR_INTERVAL = 0.1
 
-_encode = wire.json_encoder.encode
 _client = msgspec.json.Decoder(wire.MatchClientMessage)
 _update = msgspec.json.Decoder(wire.MatchUpdate)
 
@@ -59,7 +57,7 @@ class MatchSession(Socket):
             _, state = await self.backends.matches.load(self.match_id)
         self._learn(state)
         view = views.match_view(state, now_ms(), self.viewer)
-        await self.send(_encode(wire.MatchSnapshot(view)))
+        await self.send(as_text(wire.MatchSnapshot(view)))
         self.version = state.version
 
     def _learn(self, state: MatchState) -> None:
@@ -78,54 +76,61 @@ class MatchSession(Socket):
             return
         self.version = max(self.version, since or 0)
         for data in found:
-            await self.send_update(data, _head.decode(data))
+            await self.send_update(data.decode(), _head.decode(data))
 
-    async def send_update(self, data: bytes, head: _Head) -> None:
+    async def send_update(self, text: str, head: _Head) -> None:
         if head.version is None or head.version <= self.version:
             return
         if self.seat is not None and not self.coop:
-            data = await self._own(data)
-        await self.send(data)
+            text = await self._own(text)
+        await self.send(text)
         self.version = head.version
 
-    async def _own(self, data: bytes) -> bytes:
+    def heartbeat(self) -> str:
+        return as_text(wire.MatchHeartbeat(self.version, wire.timestamp(now_ms())))
+
+    async def _own(self, text: str) -> str:
         """The update with the viewer's own seat's game, which the stored one leaves out
         until the end."""
-        message = _update.decode(data)
+        message = _update.decode(text)
         seat = self.seat
         assert seat is not None
         if message.match.status == "finished" or seat >= len(message.match.seats):
-            return data
+            return text
         if self.game_id is None and message.match.status != "waiting":
             _, state = await self.backends.matches.load(self.match_id)
             self._learn(state)
         if self.game_id is None or message.match.seats[seat].player.id != self.viewer:
-            return data
+            return text
         seats = list(message.match.seats)
         seats[seat] = msgspec.structs.replace(seats[seat], game_id=self.game_id)
         match = msgspec.structs.replace(message.match, seats=seats)
-        return _encode(msgspec.structs.replace(message, match=match))
+        return as_text(msgspec.structs.replace(message, match=match))
 
-    async def forward(self, sub: Subscription) -> None:
+    async def forward(self, sub: Subscription[_Head], since: int | None) -> None:
+        """What the client missed (or the match), then the live messages."""
+        _, state = await self.backends.matches.load(self.match_id)
+        if since is not None and since > state.version:
+            since = None
+        await self.catch_up(since, state)
+        self.live.set()
         while True:
-            data = await self.next_event(sub)
-            if data is None:
-                stamp = wire.timestamp(now_ms())
-                await self.send(_encode(wire.MatchHeartbeat(self.version, stamp)))
-                continue
-            if data == RESYNC:
+            item = await self.next_event(sub)
+            if isinstance(item, Resync):
                 await self.catch_up(self.version)
                 continue
-            head = _head.decode(data)
+            head = item.head
             if head.type == "cursor":
                 if head.by != self.viewer:
-                    await self.send(data)
+                    await self.send(item.text)
                 continue
             if head.version is not None and head.version > self.version + 1:
                 await self.catch_up(self.version)
-            await self.send_update(data, head)
+            await self.send_update(item.text, head)
 
     async def receive(self) -> None:
+        # Answers come after the match itself.
+        await self.live.wait()
         while True:
             text = await self.receive_text()
             try:
@@ -133,7 +138,7 @@ class MatchSession(Socket):
             except Exception as exc:
                 err = api_error_of(exc)
                 out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
-                await self.send(_encode(out))
+                await self.send(as_text(out))
 
     async def handle(self, message: wire.Auth | wire.CursorMessage) -> None:
         if isinstance(message, wire.Auth):
@@ -158,7 +163,7 @@ class MatchSession(Socket):
             return  # a cursor moves on; the next one says where it went
         self._cursor_at = now
         cursor = wire.Cursor(by=self.viewer, x=message.x, y=message.y)
-        await self.backends.matches.publish(self.match_id, _encode(cursor))
+        await self.backends.matches.publish(self.match_id, wire.json_encoder.encode(cursor))
 
 
 async def match_events(ws: WebSocket) -> None:
@@ -174,9 +179,7 @@ async def _serve(ws: WebSocket, match_id: str, b: Backends) -> None:
     async with served(session, "too slow: reconnect with ?since"):
         await session.admit()
         since = since_of(ws.query_params.get("since"))
-        async with b.events.match(match_id) as sub:
-            _, state = await b.matches.load(match_id)
-            if since is not None and since > state.version:
-                since = None
-            await session.catch_up(since, state)
-            await until_one_ends(session.forward(sub), session.receive())
+        async with b.events.subscribe(keys.match_channel(match_id), _head.decode) as sub:
+            await until_one_ends(
+                session.forward(sub, since), session.receive(), session.keep_alive()
+            )

@@ -175,10 +175,6 @@ class Events:
             for link in tuple(self._links.values()):
                 await self._drop(link)
 
-    def match(self, match_id: str) -> contextlib.AbstractAsyncContextManager[Subscription]:
-        """A match's updates and its co-op cursors."""
-        return self.subscribe(keys.match_channel(match_id))
-
     @contextlib.asynccontextmanager
     async def subscribe(
         self, channel: str, decode: Callable[[bytes], H]

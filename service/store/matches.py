@@ -22,6 +22,7 @@ from . import keys
 from .connection import Redis
 from .errors import StoreError, redis_errors
 from .games import STREAM_MAXLEN
+from .routes import COMMANDS, Routing, publishing
 from .scripts import source
 
 MatchMode = Literal["race", "coop"]
@@ -91,10 +92,15 @@ class Seek(msgspec.Struct, frozen=True):
 
 
 class MatchStore:
-    def __init__(self, redis: Redis, *, ttl_seconds: int) -> None:
+    def __init__(
+        self, redis: Redis, *, ttl_seconds: int, routing: Routing | None = None
+    ) -> None:
+        """``routing`` tells the command to publish with (classic PUBLISH without)."""
         self.redis = redis
+        self._routing = routing
         self.ttl_ms = ttl_seconds * 1000
-        self._commit = redis.register_script(source("match_commit.lua"))
+        script = source("match_commit.lua")
+        self._commit = {c: redis.register_script(publishing(c, script)) for c in COMMANDS}
         self._create = redis.register_script(source("create.lua"))
         self._due = redis.register_script(source("due.lua"))
         self._pair = redis.register_script(source("pair.lua"))
@@ -126,7 +132,8 @@ class MatchStore:
         """Store ``state`` if nothing was written since ``rev``, with ``update`` appended to
         the stream and published; False when another write came first."""
         with redis_errors():
-            result = await self._commit(
+            command = self._routing.command() if self._routing is not None else "PUBLISH"
+            result = await self._commit[command](
                 keys=[keys.match(match_id), keys.match_events(match_id)],
                 args=[
                     rev, _encode(state), state.version, update, keys.match_channel(match_id),
@@ -150,6 +157,9 @@ class MatchStore:
 
     async def publish(self, match_id: str, message: bytes) -> None:
         """Something for the match's sockets that is not stored (a co-op cursor)."""
+        if self._routing is not None:
+            await self._routing.send(keys.match_channel(match_id), message)
+            return
         with redis_errors():
             await self.redis.publish(keys.match_channel(match_id), message)
 
