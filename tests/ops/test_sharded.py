@@ -2,8 +2,9 @@
 two API processes: diffs are published with SPUBLISH and each process listens on every
 shard, a channel whose slot moves follows it, and a primary's failover resumes the
 subscriptions. Every subscriber gets every version exactly once, in order. In every one
-of the cluster's slots, one replica's commits reach the other replica's listener; and a
-player's socket hears what the other replica publishes for them."""
+of the cluster's slots, one replica's commits reach the other replica's listener; a
+player's socket hears what the other replica publishes for them; and a race paired and
+played through one replica is heard, update by update, on the other."""
 
 from __future__ import annotations
 
@@ -18,17 +19,19 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import msgspec
 import pytest
 import redis.asyncio
+import redis.cluster
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from service import engine, store
 from service.store import keys
+from tests.matches.conftest import Seat, play_to_win, wait_until_started
 from tests.support.cluster import RedisCluster, services_on
 from tests.support.live import Watcher, ws_url
 from tests.support.play import Api, unique_name
@@ -399,3 +402,80 @@ async def test_commits_in_every_slot_reach_the_other_replica_once(
     finally:
         await writer.aclose()
         await reader.aclose()
+
+
+def heard(ws: ClientConnection, within: float = 60) -> dict[str, Any]:
+    """The socket's next message but heartbeats, which keep coming while nothing else
+    does: a message that never comes fails here rather than waits for ever."""
+    stop = time.monotonic() + within
+    while time.monotonic() < stop:
+        message: dict[str, Any] = json.loads(ws.recv(timeout=within))
+        if message["type"] != "heartbeat":
+            return message
+    raise AssertionError("only heartbeats arrived")
+
+
+def test_a_race_paired_and_played_on_one_replica_is_heard_on_the_other(
+    cluster: RedisCluster, replicas: tuple[str, str]
+) -> None:
+    a, b = replicas
+    body = {"preset": "beginner", "no_guess": False}
+    with httpx.Client(base_url=a, timeout=TIMEOUT) as via_a, \
+            httpx.Client(base_url=b, timeout=TIMEOUT) as via_b:
+        api_a, api_b = Api(via_a), Api(via_b)
+        alice, bob = api_a.register(), api_b.register()
+        with connect(b.replace("http://", "ws://") + "/players/me/events",
+                     open_timeout=30) as bobs:
+            bobs.send(json.dumps({"type": "auth", "token": bob.token}))
+            assert heard(bobs)["type"] == "player"
+            waiting = via_b.post("/seeks", json=body, headers=bob.auth)
+            assert waiting.status_code == 201 and waiting.json()["seek"]["status"] == "waiting"
+            # Alice's seek pairs on replica a, which makes the match and tells both players.
+            paired = via_a.post("/seeks", json=body, headers=alice.auth)
+            assert paired.status_code == 201, paired.text
+            seek = paired.json()["seek"]
+            assert seek["status"] == "matched"
+            match_id = seek["match_id"]
+            while (notice := heard(bobs))["type"] != "matched":
+                pass
+            assert notice == {"type": "matched", "match_id": match_id}
+
+        with connect(f"{b.replace('http://', 'ws://')}/matches/{match_id}/events",
+                     open_timeout=30) as spectator:
+            first = heard(spectator)
+            assert first["type"] == "match" and first["match"]["id"] == match_id
+            seen = first["match"]["version"]
+            view = api_a.client.get(f"/matches/{match_id}").json()
+            wait_until_started(api_a, view)
+            seats = []
+            for player in (alice, bob):
+                mine = api_a.client.get(f"/matches/{match_id}", headers=player.auth).json()
+                game_id = next(s["game_id"] for s in mine["seats"]
+                               if s["player"]["id"] == player.id)
+                seats.append(Seat(api_a, player, game_id))
+            # Both boards are one board: its mines, read from the first seat's game.
+            with redis.cluster.RedisCluster.from_url(
+                f"redis://127.0.0.1:{live_port(cluster)}/0"
+            ) as direct:
+                snap = direct.hget(keys.game(seats[0].game_id), "snap")
+            game = engine.decode(snap)  # type: ignore[arg-type]
+            mines = {(i % game.width, i // game.width)
+                     for i in range(game.width * game.height) if game.is_mine(i)}
+            for seat in seats:
+                assert play_to_win(seat, mines)["status"] == "won"
+
+            # Every update the moves made through replica a, on replica b, once and in order.
+            versions, seated = [], set()
+            while True:
+                message = heard(spectator)
+                assert message["type"] == "match_update", message
+                versions.append(message["version"])
+                if message["seat"] is not None:
+                    seated.add(message["seat"])
+                if message["match"]["status"] == "finished":
+                    break
+            assert versions == list(range(seen + 1, seen + 1 + len(versions)))
+            assert seated == {0, 1}
+            done = api_b.client.get(f"/matches/{match_id}").json()
+            assert done["status"] == "finished" and done["version"] == versions[-1]
+            assert all(s["status"] == "won" for s in done["seats"])
