@@ -19,10 +19,11 @@ GAME_ID = re.compile(r"game ([0-9a-f]{32})")
 
 
 class Terminal:
-    """A ``minesweeper play`` process in an 80x24 terminal, and where its cursor is."""
+    """A ``minesweeper play`` process (or ``race``, ...) in an 80x24 terminal, and where
+    its cursor is."""
 
-    def __init__(self, url: str, env: dict[str, str], *args: str) -> None:
-        argv = [*command(), "play", *args, "--url", url]
+    def __init__(self, url: str, env: dict[str, str], *args: str, verb: str = "play") -> None:
+        argv = [*command(), verb, *args, "--url", url]
         self.child = pexpect.spawn(
             argv[0], argv[1:], env={**env, "TERM": "xterm-256color"}, dimensions=(24, 80),
             encoding="utf-8", timeout=20,

@@ -10,6 +10,8 @@
     minesweeper leaderboard expert
     minesweeper profile
     minesweeper play
+    minesweeper race --preset expert
+    minesweeper match MATCH
 
 After ``register`` the player's token is saved, and the games made here are theirs.
 
@@ -47,6 +49,14 @@ _json = msgspec.json.Encoder()
 
 
 PRESETS = list(get_args(PresetName))
+
+
+class Stopped(Exception):
+    """A command that ended before doing what it was for: its line and exit status."""
+
+    def __init__(self, line: str, status: int) -> None:
+        super().__init__(line)
+        self.status = status
 
 
 class Usage(Exception):
@@ -197,6 +207,15 @@ def _parser() -> argparse.ArgumentParser:
                       help="a game to go on with")
     play.add_argument("--token", help="the game's token (default: the saved one)")
     board_options(play)
+    race = command("race", "find an opponent and race them on identical boards, in the "
+                           "terminal (a registered player's rated race)")
+    race.add_argument("--preset", choices=PRESETS, default="beginner",
+                      help="the board (default: beginner)")
+    race.add_argument("--guess", action="store_true",
+                      help="a board that may need guesses (default: a no-guess board)")
+    match = command("match", "take a seat in a private match and race in it; watch it "
+                             "when it started without you")
+    match.add_argument("match", metavar="MATCH", help="match id")
     return parser
 
 
@@ -443,6 +462,32 @@ class Cli:
         play(self.url, a.game, token, options, self.tokens)
 
 
+    def race(self) -> None:
+        from . import race
+
+        a = self.args
+        match_id = getattr(a, "match", None)
+        token = self.tokens.player(self.url)
+        if match_id is None:
+            token = self.player_token()
+        terminal = sys.stdin.isatty() and sys.stdout.isatty()
+        if match_id is None and not terminal:
+            raise Usage("minesweeper race needs a terminal")
+        try:
+            last = asyncio.run(race.run(
+                self.url, token, self.tokens, self.out, preset=getattr(a, "preset", "beginner"),
+                no_guess=not getattr(a, "guess", False), match_id=match_id, terminal=terminal,
+            ))
+        except race.Cancelled as exc:
+            raise Stopped(str(exc), 130) from None
+        except race.Unpaired as exc:
+            raise Stopped(str(exc), 1) from None
+        if last:
+            self.out(last)
+
+    match = race
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     cli = Cli(args)
@@ -452,6 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 asyncio.run(cli.watch())
         elif args.command == "play":
             cli.play()
+        elif args.command in ("race", "match"):
+            cli.race()
         else:
             with Client(cli.url) as client:
                 getattr(cli, args.command)(client)
@@ -459,6 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         p = exc.problem
         print(f"minesweeper: {p.detail} ({p.code})", file=sys.stderr)
         return 1
+    except Stopped as exc:
+        print(f"minesweeper: {exc}", file=sys.stderr)
+        return exc.status
     except Usage as exc:
         print(f"minesweeper: {exc}", file=sys.stderr)
         return 2

@@ -62,6 +62,11 @@ class Scene(msgspec.Struct, frozen=True):
     hidden: str = "."
     hint: Hint | None = None
     message: str = ""
+    # A race dresses the same board: its own lines above it (in place of the game's two),
+    # the seats under it (in place of the game's outcome), and its own keys.
+    title: tuple[str, ...] = ()
+    panel: tuple[str, ...] = ()
+    keys: str = ""
 
 
 def _fit(line: str, width: int) -> str:
@@ -107,14 +112,18 @@ def frame(scene: Scene, columns: int, lines: int) -> tuple[list[str], tuple[int,
     if len(status) > width:
         status = f"mines {v.mines_left}  time {scene.seconds}  ({x}, {y})  {_state(scene)}"
     head = [_fit(f"Minesweeper  {text.describe(v)}  game {v.id}", width), _fit(status, width)]
+    if scene.title:
+        head = [_fit(line, width) for line in scene.title]
     foot: list[str] = []
     outcome = text.outcome(v, watching=scene.watching)
-    if outcome is not None:
+    if scene.panel:
+        foot += [_fit(line, width) for line in scene.panel]
+    elif outcome is not None:
         foot += textwrap.wrap(outcome, width) + textwrap.wrap(text.stats_line(v.stats), width)
     # A message may take a few lines, never the whole screen.
     most = max(1, (lines - len(head)) // 3)
     foot += textwrap.wrap(scene.message, width, max_lines=most, placeholder=" ~")
-    foot.append(help_line(width, scene.watching))
+    foot.append(_fit(scene.keys, width) if scene.keys else help_line(width, scene.watching))
 
     room = max(lines - len(head) - len(foot), 1)
     # Two characters a cell, a mark before the first and after the last.

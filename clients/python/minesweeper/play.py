@@ -18,7 +18,7 @@ import sys
 import termios
 import time
 import tty
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -123,7 +123,8 @@ class Player:
                 async with self.client.connect(self.game) as live:
                     self.live = live
                     self.draw()
-                    tasks = [asyncio.create_task(t) for t in (self.follow(live), self.tick())]
+                    jobs = [self.follow(live), self.tick(), *self.companions()]
+                    tasks = [asyncio.create_task(job) for job in jobs]
                     try:
                         await self.read_keys(pressed)
                     finally:
@@ -134,6 +135,10 @@ class Player:
         finally:
             loop.remove_reader(fd)
             loop.remove_signal_handler(signal.SIGWINCH)
+
+    def companions(self) -> list[Coroutine[Any, Any, None]]:
+        """What else runs beside the game while the terminal is open."""
+        return []
 
     async def read_keys(self, pressed: asyncio.Queue[bytes]) -> None:
         while not self.done and not self._switch.is_set():
@@ -315,14 +320,17 @@ class Player:
 
     # ---- the screen -----------------------------------------------------------------------
 
-    def draw(self) -> None:
-        columns, lines = Terminal.size()
-        scene = Scene(
+    def scene(self) -> Scene:
+        """What the screen shows now."""
+        return Scene(
             view=self.game.view, cursor=self.cursor, origin=self.origin,
             seconds=self.elapsed_ms() // 1000, watching=self.watching, colour=self.colour,
             hidden=self.hidden, hint=self.hint, message=self.message,
         )
-        out, self.origin = frame(scene, columns, lines)
+
+    def draw(self) -> None:
+        columns, lines = Terminal.size()
+        out, self.origin = frame(self.scene(), columns, lines)
         # Home, each line then clear to its end, then clear below: no flicker, no leftovers.
         Terminal.write("\x1b[H" + "\x1b[K\n".join(out) + "\x1b[K\x1b[J")
 

@@ -8,7 +8,18 @@ from datetime import datetime
 from typing import TextIO
 
 from .game import changed_count
-from .wire import BoardStats, Diff, GameView, Hint, Leaderboard, PlayerView, Replay, Stats
+from .wire import (
+    BoardStats,
+    Diff,
+    GameView,
+    Hint,
+    Leaderboard,
+    MatchView,
+    PlayerView,
+    Replay,
+    Seat,
+    Stats,
+)
 
 RESET = "\x1b[0m"
 # The classic colours of the numbers, then the marks.
@@ -256,4 +267,59 @@ def profile_lines(player: PlayerView) -> list[str]:
         hinted = "  (hints)" if r.assisted else ""
         lines.append(f"  {when(r.ended_at)}  {r.result:<4}  {seconds(r.elapsed_ms):>9}  "
                      f"{board}{rate}{hinted}  {r.id}")
+    return lines
+
+
+# ---- matches ----------------------------------------------------------------------------
+
+
+def describe_match(match: MatchView) -> str:
+    """``rated race, expert 30x16, 99 mines, no-guess, 5 s a mine``."""
+    kind = f"{'rated ' if match.rated else ''}{match.mode}"
+    board = f"{match.preset or 'custom'} {match.width}x{match.height}, {match.mines} mines"
+    rules = "no-guess" if match.no_guess else "guessing"
+    mine = "5 s a mine" if match.on_mine == "penalty" else "a mine loses"
+    return f"{kind}, {board}, {rules}, {mine}"
+
+
+def rating(value: float | None) -> str:
+    return "unrated" if value is None else f"{value:.0f}"
+
+
+def _penalties(count: int) -> str:
+    return f"{count} penalt{'y' if count == 1 else 'ies'}"
+
+
+def seat_line(seat: Seat, you: bool = False) -> str:
+    """One seat while the match goes on, counts only:
+    ``> ada                     1500   12/34  3BV  1 penalty    playing``."""
+    p = seat.progress
+    return (
+        f"{'>' if you else ' '} {seat.player.name:<20} {rating(seat.player.rating):>7}  "
+        f"{p.bbbv_done:>4}/{p.bbbv:<4} 3BV  {_penalties(seat.penalties):<12} {seat.status}"
+    )
+
+
+def rating_change(seat: Seat) -> str:
+    """``1500 -> 1523 (+23)``; the rating alone when the match changed none."""
+    before, after = seat.rating_before, seat.rating_after
+    if before is None or after is None:
+        return rating(seat.player.rating)
+    return f"{before:.0f} -> {after:.0f} ({after - before:+.0f})"
+
+
+def result_lines(match: MatchView, you: str | None = None) -> list[str]:
+    """The table at a match's end: places, times with penalties, rating changes;
+    ``you`` (a player id) is marked."""
+    lines = [
+        f"{match.mode} over: {describe_match(match)}",
+        f"  {'place':>5}  {'player':<20} {'time':>9}  {'penalties':>9}  rating",
+    ]
+    for seat in sorted(match.seats, key=lambda s: (s.place is None, s.place or 0)):
+        place = "-" if seat.place is None else str(seat.place)
+        took = seat.status if seat.time_ms is None else seconds(seat.time_ms)
+        lines.append(
+            f"{'>' if seat.player.id == you else ' '} {place:>5}  {seat.player.name:<20} "
+            f"{took:>9}  {seat.penalties:>9}  {rating_change(seat)}"
+        )
     return lines

@@ -1,0 +1,319 @@
+"""``minesweeper race`` and ``minesweeper match``: an opponent found (or a private match
+joined), the race played in the terminal beside every opponent's live progress, and the
+table of places, times and rating changes at the end.
+
+Waiting for a match to start is plain lines on the normal screen, and Ctrl-C then gives
+the place up (the seek is deleted, the seat freed) rather than leaving it to expire. The
+race itself is :mod:`.play`'s terminal game on the seat's own board, with the match's
+socket feeding the opponents' counts: nothing of their boards is ever sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, TypeVar
+
+import msgspec
+from websockets.exceptions import WebSocketException
+
+from . import text
+from .aio import AsyncClient
+from .errors import ApiError, error_for
+from .frame import Scene
+from .game import Game
+from .play import _UNREACHABLE, Player, Terminal
+from .tokens import TokenStore
+from .wire import (
+    Error,
+    MatchHeartbeat,
+    MatchSnapshot,
+    MatchUpdate,
+    MatchView,
+    PresetName,
+    Seat,
+)
+
+__all__ = ["RACE_HELP", "Cancelled", "Racer", "Unpaired", "find_match", "run"]
+
+T = TypeVar("T")
+Say = Callable[[str], None]
+
+RACE_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q resign/quit"
+POLL_S = 0.5  # how often a waiting seek is polled: polling also keeps it alive
+RECONNECTS = 8
+
+
+class Cancelled(Exception):
+    """The player gave up waiting with Ctrl-C; the place they held is given back."""
+
+
+class Unpaired(Exception):
+    """The seek ended without an opponent (it expired)."""
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[asyncio.Event]:
+    """Ctrl-C sets the event instead of raising in the middle of a request, so that
+    what was being waited for can be given back before leaving."""
+    loop = asyncio.get_running_loop()
+    pressed = asyncio.Event()
+    loop.add_signal_handler(signal.SIGINT, pressed.set)
+    try:
+        yield pressed
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+async def _unless(pressed: asyncio.Event, job: Coroutine[Any, Any, T]) -> T | None:
+    """``job``'s result, or ``None`` when Ctrl-C came first (the job is then cancelled)."""
+    task = asyncio.create_task(job)
+    stop = asyncio.create_task(pressed.wait())
+    await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
+    stop.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+    return None
+
+
+async def find_match(
+    client: AsyncClient, preset: PresetName, no_guess: bool, say: Say
+) -> str:
+    """Seek an opponent until paired: the match's id. Ctrl-C cancels the seek and
+    raises :class:`Cancelled`; a seek that ends unpaired raises :class:`Unpaired`."""
+    with _interruptible() as pressed:
+        seek = await client.seek(preset, no_guess=no_guess)
+        if seek.status == "waiting":
+            board = f"{preset}{' no-guess' if no_guess else ''}"
+            say(f"seek {seek.id}: waiting for an opponent for a rated {board} race "
+                f"(Ctrl-C cancels)")
+        while seek.status == "waiting":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(pressed.wait(), POLL_S)
+            if pressed.is_set():
+                seek = await client.cancel_seek(seek.id)
+                if seek.status == "matched" and seek.match_id is not None:
+                    # Paired in the meantime: resign, so the opponent is not left waiting.
+                    with contextlib.suppress(ApiError, *_UNREACHABLE):
+                        await client.leave_match(seek.match_id)
+                raise Cancelled(f"seek {seek.id} cancelled")
+            seek = await client.get_seek(seek.id)
+    if seek.status != "matched" or seek.match_id is None:
+        raise Unpaired(f"seek {seek.id} {seek.status} before an opponent was found")
+    return seek.match_id
+
+
+async def _started(client: AsyncClient, match_id: str, say: Say) -> MatchView:
+    """The match once it has left ``waiting``, saying who sat down meanwhile."""
+    async for message in client.watch_match(match_id):
+        if isinstance(message, Error):
+            raise error_for(message.problem)
+        if isinstance(message, MatchSnapshot | MatchUpdate):
+            match = message.match
+            if match.status != "waiting":
+                return match
+            names = ", ".join(s.player.name for s in match.seats)
+            say(f"{len(match.seats)} seated ({names}); the match starts when it is full")
+    raise ConnectionError(f"the socket of match {match_id} closed")
+
+
+def _seat(match: MatchView, player_id: str) -> Seat | None:
+    return next((s for s in match.seats if s.player.id == player_id), None)
+
+
+class Racer(Player):
+    """The terminal game on the seat's own board, with the match around it: the
+    countdown, every seat's counts as they change, and the result at the end."""
+
+    def __init__(
+        self, client: AsyncClient, game: Game, tokens: TokenStore, match: MatchView, me: str
+    ) -> None:
+        super().__init__(client, game, tokens)
+        self.match = match
+        self.me = me
+        self.resigning = False
+
+    def companions(self) -> list[Coroutine[Any, Any, None]]:
+        return [self.follow_match()]
+
+    async def follow_match(self) -> None:
+        """The match's updates, resuming with ``since`` after a dropped socket."""
+        since: int | None = None
+        for _ in range(RECONNECTS):
+            try:
+                async for message in self.client.watch_match(self.match.id, since=since):
+                    if isinstance(message, Error):
+                        self.message = f"match updates stopped: {message.problem.detail}"
+                        self.draw()
+                        return
+                    if isinstance(message, MatchHeartbeat):
+                        self.sync_clock(message.server_time)
+                        continue
+                    if not isinstance(message, MatchSnapshot | MatchUpdate):
+                        continue
+                    if message.match.version >= self.match.version:
+                        self.match = message.match
+                        self.sync_clock(self.match.server_time)
+                    since = self.match.version
+                    if self.match.status == "finished":
+                        self.message = "the race is over: q to quit"
+                        self.draw()
+                        return
+                    self.draw()
+            except (WebSocketException, *_UNREACHABLE):
+                pass
+            await asyncio.sleep(0.5)
+        self.message = "lost the match's updates"
+        self.draw()
+
+    # ---- the match's clock ------------------------------------------------------------
+
+    def server_now(self) -> int:
+        return time.time_ns() // 1_000_000 + self.offset_ms
+
+    def elapsed_ms(self) -> int:
+        """The race's time: below zero during the countdown, the seat's own time (with
+        its penalties) once it finished."""
+        seat, m = _seat(self.match, self.me), self.match
+        if seat is not None and seat.time_ms is not None:
+            return seat.time_ms
+        if m.starts_at is None:
+            return 0
+        end = text.millis(m.ended_at) if m.ended_at is not None else self.server_now()
+        return end - text.millis(m.starts_at)
+
+    # ---- keys -------------------------------------------------------------------------
+
+    def racing(self) -> bool:
+        seat = _seat(self.match, self.me)
+        return self.match.status != "finished" and seat is not None and seat.status == "playing"
+
+    def refused(self) -> bool:
+        if self.racing():
+            return super().refused()
+        self.message = "your race is over: q to quit"
+        return True
+
+    async def press(self, key: str) -> None:
+        quitting = key in ("q", "\x1b")
+        if quitting and self.racing() and not self.resigning:
+            self.resigning = True
+            self.message = "q again resigns the race (anything else plays on)"
+        elif quitting and self.racing():
+            if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
+                self.done = True
+                return
+        elif key in ("h", "p", "n"):
+            self.message = "no hints, pauses or new games in a race"
+        else:
+            self.resigning = False
+            await super().press(key)
+            return
+        self.draw()
+
+    # ---- the screen -------------------------------------------------------------------
+
+    def scene(self) -> Scene:
+        v, m = self.game.view, self.match
+        seat = _seat(m, self.me)
+        elapsed = self.elapsed_ms()
+        if m.status == "finished":
+            state = "race over"
+        elif elapsed < 0:
+            state = f"starts in {-(elapsed // 1000)}"
+        elif seat is not None and seat.status != "playing":
+            state = f"{seat.status}: waiting for the others"
+        else:
+            state = "racing"
+        if m.status == "finished":
+            seats = text.result_lines(m, self.me)
+        else:
+            seats = [text.seat_line(s, s.player.id == self.me) for s in m.seats]
+        return msgspec.structs.replace(
+            super().scene(),
+            title=(
+                f"Race  {text.describe_match(m)}",
+                f"mines left {v.mines_left}   time {max(elapsed, 0) // 1000}   {state}",
+            ),
+            panel=("", *seats),
+            keys=RACE_HELP,
+        )
+
+
+async def _spectate(client: AsyncClient, match_id: str, say: Say) -> None:
+    """A match as lines: each update with its seat's counts, then the result."""
+    async for message in client.watch_match(match_id):
+        if isinstance(message, Error):
+            raise error_for(message.problem)
+        if isinstance(message, MatchSnapshot):
+            m = message.match
+            say(f"match {m.id}  {text.describe_match(m)}  {m.status}")
+            for each in m.seats:
+                say(text.seat_line(each))
+        elif isinstance(message, MatchUpdate):
+            m = message.match
+            which = message.seat
+            seat = m.seats[which] if which is not None and which < len(m.seats) else None
+            say(f"v{message.version} {message.change}"
+                + (f": {text.seat_line(seat).strip()}" if seat is not None else ""))
+        else:
+            continue
+        if m.status == "finished":
+            for line in text.result_lines(m):
+                say(line)
+            return
+
+
+async def run(
+    url: str,
+    player_token: str | None,
+    tokens: TokenStore,
+    say: Say,
+    *,
+    preset: PresetName = "beginner",
+    no_guess: bool = True,
+    match_id: str | None = None,
+    terminal: bool = True,
+) -> str:
+    """Find (or join) a match and race in it; the last words for the normal screen.
+    Without a seat (no player, or a match that started without them) it is watched."""
+    async with AsyncClient(url, player_token=player_token) as client:
+        me = (await client.me()).id if player_token else None
+        if match_id is None:
+            match_id = await find_match(client, preset, no_guess, say)
+        match = await client.match(match_id)
+        if me is not None and match.status == "waiting" and _seat(match, me) is None:
+            match = await client.join_match(match_id)
+        seat = _seat(match, me) if me is not None else None
+        if seat is None or match.status == "finished" or not terminal:
+            await _spectate(client, match_id, say)
+            return ""
+        assert me is not None
+        if match.status == "waiting":
+            with _interruptible() as pressed:
+                started = await _unless(pressed, _started(client, match_id, say))
+                if started is None:
+                    await client.leave_match(match_id)
+                    raise Cancelled(f"left match {match_id} before it started")
+            match = await client.match(match_id)
+        seat = _seat(match, me)
+        assert seat is not None and seat.game_id is not None
+        others = [s for s in match.seats if s.player.id != me]
+        say(f"matched: {text.describe_match(match)}, match {match.id}")
+        for other in others:
+            say(f"  against {other.player.name} ({text.rating(other.player.rating)})")
+        game = Game(await client.get(seat.game_id), player_token)
+        racer = Racer(client, game, tokens, match, me)
+        with Terminal():
+            await racer.run()
+        end = racer.match
+        if end.status == "finished":
+            return "\n".join(text.result_lines(end, me))
+        return (f"you left the race; it goes on: minesweeper match {end.id} "
+                f"to watch it")

@@ -1,0 +1,186 @@
+"""``minesweeper race`` and ``minesweeper match`` in a pseudo-terminal, against an
+opponent played through the SDK on a second service process."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+import redis
+from minesweeper import Client, Game, NotStarted
+from minesweeper.tokens import TokenStore
+
+from tests.matches.conftest import LIMITS_OFF, mines_of
+from tests.support.play import unique_name
+from tests.support.servers import running_service
+
+from .conftest import command
+from .test_play import Terminal
+
+SEEK = re.compile(r"seek ([0-9a-f]{32}): waiting for an opponent")
+
+
+@pytest.fixture(scope="module")
+def replicas(redis_url: str) -> Iterator[tuple[str, str]]:
+    """Two service processes on the session's Redis, without rate limits (a race sends
+    its moves as fast as keys come)."""
+    with running_service(redis_url, **LIMITS_OFF) as one, \
+            running_service(redis_url, **LIMITS_OFF) as two:
+        yield one.url, two.url
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[redis.Redis]:
+    r = redis.Redis.from_url(redis_url)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+@pytest.fixture
+def racers(cli_env: dict[str, str]) -> Iterator[list[Terminal]]:
+    opened: list[Terminal] = []
+    yield opened
+    for t in opened:
+        t.close()
+
+
+def register(url: str, env: dict[str, str]) -> tuple[str, str]:
+    """A player registered with the command (its token saved): name and token."""
+    name = unique_name("racer")
+    done = subprocess.run([*command(), "register", name, "--url", url], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    token = TokenStore(Path(env["MINESWEEPER_TOKENS"])).player(url)
+    assert token is not None
+    return name, token
+
+
+def race(racers: list[Terminal], url: str, env: dict[str, str], *args: str) -> Terminal:
+    t = Terminal(url, env, *args, verb="race")
+    racers.append(t)
+    return t
+
+
+def play_out(client: Client, game: Game, mines: set[tuple[int, int]]) -> None:
+    """Reveal every safe hidden cell of ``game`` once the race lets moves in."""
+    v = game.view
+    for y in range(v.height):
+        for x in range(v.width):
+            if (x, y) in mines or game[x, y] != "#":
+                continue
+            while True:
+                try:
+                    client.reveal(game, x, y)
+                    break
+                except NotStarted:
+                    time.sleep(0.1)
+
+
+def test_race_against_an_sdk_opponent(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+    store: redis.Redis,
+) -> None:
+    one, two = replicas
+    name, token = register(one, cli_env)
+    t = race(racers, one, cli_env, "--preset", "beginner")
+    t.expect(SEEK.pattern)
+    with Client(two, timeout=30) as b, Client(one, timeout=30, player_token=token) as a:
+        bob = b.register(unique_name("bob"))
+        b.player_token = bob.token
+        seek = b.seek("beginner", no_guess=True)
+        assert seek.status == "matched" and seek.match_id is not None
+        match_id = seek.match_id
+        # Before the race: who the opponent is, then the countdown beside both seats.
+        t.expect(f"matched: rated race, beginner 9x9, 10 mines, no-guess, 5 s a mine, "
+                 f"match {match_id}")
+        t.expect(f"against {bob.player.name} \\(unrated\\)")
+        t.expect(r"time 0   starts in [123]")
+        t.expect(rf"> {name}\s+unrated\s+0/\d+\s+3BV  0 penalties\s+playing")
+        theirs = b.match(match_id)
+        mine = a.match(match_id)
+        (their_game,) = [s.game_id for s in theirs.seats if s.player.id == bob.player.id]
+        (my_game,) = [s.game_id for s in mine.seats if s.player.name == name]
+        assert their_game is not None and my_game is not None
+        mines = mines_of(store, their_game)
+        assert mines == mines_of(store, my_game)  # the same board for both
+
+        # Bob blunders once: the terminal shows his penalty live, counts only.
+        t.expect(r"time \d+   racing")
+        bobs = Game(b.get(their_game), bob.token)
+        mine_cell = sorted(mines)[0]
+        while True:
+            try:
+                b.reveal(bobs, *mine_cell)
+                break
+            except NotStarted:
+                time.sleep(0.1)
+        t.expect(rf"  {bob.player.name}\s+unrated\s+\d+/\d+\s+3BV  1 penalty\s+playing")
+
+        # The terminal player clears the board with keys.
+        board = a.get(my_game).board
+        t.cursor = (4, 4)
+        for y, row in enumerate(board):
+            for x, c in enumerate(row):
+                if c == "#" and (x, y) not in mines:
+                    t.go(x, y)
+                    t.send(" ")
+        t.expect(r"won: waiting for the others")
+        assert a.get(my_game).status == "won"
+
+        # Bob finishes second; the result table shows places, times and ratings.
+        play_out(b, bobs, mines)
+        t.expect("race over")
+        t.expect(rf">     1  {name}\s+\d+\.\ds\s+0  1500 -> \d+ \(\+\d+\)")
+        t.expect(rf"      2  {bob.player.name}\s+\d+\.\ds\s+1  1500 -> \d+ \(-\d+\)")
+        out = t.quit()
+        # Back on the normal screen, the table stays.
+        assert re.search(rf">     1  {name}\s+\d+\.\ds\s+0  1500 -> \d+ \(\+\d+\)", out)
+        end = b.match(match_id)
+        assert end.status == "finished"
+        places = {s.player.name: s.place for s in end.seats}
+        assert places == {name: 1, bob.player.name: 2}
+
+
+def test_ctrl_c_while_waiting_cancels_the_seek(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    one, _ = replicas
+    register(one, cli_env)
+    t = race(racers, one, cli_env, "--preset", "intermediate", "--guess")
+    seek_id = t.expect(SEEK.pattern).group(1)
+    with Client(one, timeout=30) as client:
+        assert client.get_seek(seek_id).status == "waiting"
+        t.send("\x03")
+        t.expect(f"seek {seek_id} cancelled")
+        t.child.expect(pexpect.EOF)
+        t.child.close()
+        assert t.child.exitstatus == 130
+        assert client.get_seek(seek_id).status == "cancelled"
+
+
+def test_race_usage_and_refusals(
+    replicas: tuple[str, str], cli_env: dict[str, str]
+) -> None:
+    one, _ = replicas
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command(), *args, "--url", one], env=cli_env,
+                              capture_output=True, text=True, timeout=60)
+
+    nobody = run("race")
+    assert nobody.returncode == 2 and "minesweeper register" in nobody.stderr
+    assert len(nobody.stderr.strip().splitlines()) == 1
+    register(one, cli_env)
+    piped = run("race")  # stdin and stdout are pipes here
+    assert piped.returncode == 2 and "needs a terminal" in piped.stderr
+    assert run("race", "--preset", "huge").returncode == 2
+    unknown = run("match", "0" * 32)
+    assert unknown.returncode == 1 and "(not_found)" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
