@@ -28,7 +28,8 @@ def new_game(cli: Any, *args: str) -> CreatedGame:
 def test_help(cli: Any) -> None:
     out = cli("--help", url=False).stdout
     for name in ("new", "show", "reveal", "flag", "chord", "watch", "play", "hint", "pause",
-                 "resume", "replay", "leaderboard", "register", "profile", "rename"):
+                 "resume", "replay", "leaderboard", "register", "profile", "rename", "race",
+                 "match"):
         assert name in out
 
 

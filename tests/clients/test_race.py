@@ -184,3 +184,47 @@ def test_race_usage_and_refusals(
     unknown = run("match", "0" * 32)
     assert unknown.returncode == 1 and "(not_found)" in unknown.stderr
     assert len(unknown.stderr.strip().splitlines()) == 1
+
+
+def test_match_joins_a_private_race_and_a_spectator_watches(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal], tmp_path: Path,
+) -> None:
+    one, two = replicas
+    name, _ = register(one, cli_env)
+    with Client(two, timeout=30) as b:
+        alice = b.register(unique_name("alice"))
+        b.player_token = alice.token
+        match = b.new_match("race", "beginner", seats=2, rated=False)
+        t = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(t)
+        # Taking the last seat starts the match: the countdown, then the race.
+        t.expect(f"against {alice.player.name}")
+        t.expect(r"starts in [123]")
+        t.expect(rf"  {alice.player.name}\s+unrated\s+0/\d+\s+3BV  0 penalties\s+playing")
+        assert b.match(match.id).status in ("countdown", "playing")
+        # Somebody without a seat (and without a player) follows it as lines.
+        nobody = {**cli_env, "MINESWEEPER_TOKENS": str(tmp_path / "nobody.json")}
+        watcher = subprocess.Popen([*command(), "match", match.id, "--url", two], env=nobody,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            t.expect(r"time \d+   racing")
+            t.send("q")
+            t.expect("q again resigns the race")
+            t.send("q")
+            t.child.expect(pexpect.EOF)
+            t.child.close()
+            assert t.child.exitstatus == 0
+            assert f"minesweeper match {match.id}" in str(t.child.before)
+            seats = {s.player.name: s.status for s in b.match(match.id).seats}
+            assert seats == {name: "resigned", alice.player.name: "playing"}
+            b.leave_match(match.id)
+            out, err = watcher.communicate(timeout=60)
+        finally:
+            if watcher.poll() is None:
+                watcher.kill()
+                watcher.wait()
+    assert watcher.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"match {match.id}  race, beginner 9x9")
+    assert any(line.startswith("v") and "resigned" in line and name in line for line in lines)
+    assert "race over: race, beginner 9x9, 10 mines, no-guess, 5 s a mine" in lines

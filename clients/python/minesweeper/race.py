@@ -238,7 +238,7 @@ class Racer(Player):
         return msgspec.structs.replace(
             super().scene(),
             title=(
-                f"Race  {text.describe_match(m)}",
+                f"{m.mode.capitalize()}  {text.describe_match(m)}",
                 f"mines left {v.mines_left}   time {max(elapsed, 0) // 1000}   {state}",
             ),
             panel=("", *seats),
