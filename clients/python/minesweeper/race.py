@@ -288,7 +288,8 @@ async def run(
         if match_id is None:
             match_id = await find_match(client, preset, no_guess, say)
         match = await client.match(match_id)
-        if me is not None and match.status == "waiting" and _seat(match, me) is None:
+        # A seat is taken only where it can be played: in a terminal.
+        if me is not None and terminal and match.status == "waiting" and _seat(match, me) is None:
             match = await client.join_match(match_id)
         seat = _seat(match, me) if me is not None else None
         if seat is None or match.status == "finished" or not terminal:
