@@ -6,6 +6,7 @@
 //   #/watch/<id>  watch a game live, read-only (also ?watch=<id>)
 //   #/replay/<id> the replay of a finished game
 //   #/player/<id> a player's profile (#/player/me: this browser's player)
+//   #/match/<id>  a match: its room, then its board (room.js; "Play online": online.js)
 //   (nothing)     resume the last unfinished game, or start a new one
 //
 // Where things live: screen.js the game on screen, session.js its live socket and the
@@ -32,6 +33,9 @@ import { ResultPanel } from "./result.js";
 import { GAME_ID, Screen } from "./screen.js";
 import { ShareDialog } from "./share.js";
 import { lastGame, loadPrefs, playerKey, savePrefs, tokens } from "./storage.js";
+import { MatchApi } from "./matchapi.js";
+import { PlayOnline } from "./online.js";
+import { Room } from "./room.js";
 import { ReplayViewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -99,6 +103,9 @@ const custom = new CustomDialog($("custom-dialog"), {
   },
 });
 const viewer = new ReplayViewer($("replay"), { api, onClose: closeReplay });
+const matches = new MatchApi(api, () => me.token());
+const room = new Room({ matches, me, screen, clock, notices, onReplay: (id) => openReplay(id) });
+new PlayOnline({ matches, notices, openMatch: (id) => { location.hash = `#/match/${id}`; } });
 const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
 // What the page shows: "game" (play or watch), "replay" or "profile".
@@ -107,7 +114,7 @@ let pageView = "game";
 // ---- routes ----------------------------------------------------------------------------
 
 function parseRoute() {
-  const m = /^#\/?(watch|game|replay|player)\/([0-9a-f]{32}|me)$/.exec(location.hash);
+  const m = /^#\/?(watch|game|replay|player|match)\/([0-9a-f]{32}|me)$/.exec(location.hash);
   // "me" names no game: only this browser's player.
   if (m && (m[1] === "player" || m[2] !== "me")) return { kind: m[1], id: m[2] };
   const watch = new URLSearchParams(location.search).get("watch");
@@ -119,10 +126,20 @@ function parseRoute() {
 
 async function route() {
   const r = parseRoute();
+  if (r.kind === "match") {
+    showView("game");
+    return room.open(r.id);
+  }
+  // A link to a part of the page keeps a match's address, as it keeps a game's.
+  if (r.kind === "other" && room.active && pageView === "game") {
+    history.replaceState(history.state, "", `${location.pathname}#/match/${room.id}`);
+    return;
+  }
   if (r.kind === "other" && screen.current && pageView === "game") {
     setRoute(screen.current);
     return;
   }
+  if (r.kind !== "replay") room.close();
   if (r.kind === "replay") {
     showView("replay");
     viewer.open(r.id);
@@ -149,7 +166,7 @@ async function route() {
 
 /** The address of the game on screen (the replay keeps its own; closing it comes back). */
 function setRoute(c) {
-  if (pageView !== "game") return;
+  if (pageView !== "game" || room.holds(c.id)) return;
   const hash = `#/${c.mode === "play" ? "game" : "watch"}/${c.id}`;
   if (location.hash !== hash || location.search) {
     history.replaceState(null, "", location.pathname + hash);

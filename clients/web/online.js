@@ -1,0 +1,161 @@
+// "Play online": the header button and its dialog. Quick pairing on a preset (a seek,
+// polled until the service pairs it, cancelled on demand or when the dialog closes), and
+// private rooms (a race or a co-op match this player creates, shared by its link). Both
+// end on the match's page, #/match/<id> (room.js).
+
+import { PRESETS } from "./profile.js";
+
+const POLL_MS = 1500;
+const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+export class PlayOnline {
+  /** `matches`: a MatchApi; `openMatch(id)`: go to a match's page. */
+  constructor({ matches, notices, openMatch, timers = globalThis }) {
+    Object.assign(this, { matches, notices, openMatch, timers });
+    this.seek = null; // { id, preset, timer, since }
+    this.build();
+  }
+
+  build() {
+    this.button = el("button", { type: "button", className: "top-button", id: "online-button", title: "Race other players, or play together" });
+    this.button.setAttribute("aria-haspopup", "dialog");
+    this.button.append(el("span", { textContent: "Play online" }));
+    const anchor = document.getElementById("leaders-button");
+    anchor.parentElement.insertBefore(this.button, anchor);
+    this.button.addEventListener("click", () => this.open());
+
+    const d = (this.dialog = el("dialog", { id: "online-dialog", className: "online-dialog" }));
+    d.setAttribute("aria-labelledby", "online-title");
+    const form = el("form", { method: "dialog" });
+    // Matches are no-guess unless asked otherwise: a race should not turn on a coin toss.
+    this.noGuessBox = el("input", { type: "checkbox", id: "online-noguess", checked: true });
+    this.seekButtons = PRESETS.map((preset) => {
+      const b = el("button", { type: "button", className: "primary", textContent: LABEL[preset] });
+      b.dataset.seek = preset;
+      b.addEventListener("click", () => this.startSeek(preset));
+      return b;
+    });
+    this.seekStatus = el("p", { className: "hint online-status", id: "online-status", role: "status" });
+    this.cancelButton = el("button", { type: "button", id: "online-cancel", textContent: "Stop looking", hidden: true });
+    this.cancelButton.addEventListener("click", () => this.cancelSeek());
+
+    this.mode = el("select", { id: "room-mode" },
+      el("option", { value: "race", textContent: "Race: same board, fastest clear wins" }),
+      el("option", { value: "coop", textContent: "Co-op: one board, played together" }));
+    this.preset = el("select", { id: "room-preset" }, ...PRESETS.map((p) => el("option", { value: p, textContent: LABEL[p] })));
+    this.seats = el("select", { id: "room-seats" }, ...[2, 3, 4, 5, 6, 7, 8].map((n) => el("option", { value: String(n), textContent: String(n) })));
+    const create = el("button", { type: "button", className: "primary", id: "room-create", textContent: "Create room" });
+    create.addEventListener("click", () => this.createRoom());
+    this.roomStatus = el("p", { className: "hint", role: "status" });
+
+    const field = (label, control) => el("div", { className: "online-field" }, el("label", { htmlFor: control.id, textContent: label }), control);
+    form.append(
+      el("h2", { id: "online-title", textContent: "Play online" }),
+      el("section", { className: "online-part" },
+        el("h3", { textContent: "Quick race" }),
+        el("p", { textContent: "Race one player of about your rating on the same board. Rated." }),
+        el("label", { className: "online-check" }, this.noGuessBox, el("span", { textContent: "No guessing" })),
+        el("div", { className: "online-presets", role: "group", ariaLabel: "Find an opponent on" }, ...this.seekButtons),
+        this.seekStatus,
+        this.cancelButton),
+      el("section", { className: "online-part" },
+        el("h3", { textContent: "Private room" }),
+        el("p", { textContent: "A room of your own: share its link, start when everybody is in." }),
+        field("Mode", this.mode), field("Board", this.preset), field("Seats", this.seats),
+        create, this.roomStatus),
+      el("div", { className: "dialog-actions" }, el("button", { type: "submit", textContent: "Close" })),
+    );
+    d.append(form);
+    document.body.append(d);
+    d.addEventListener("close", () => this.cancelSeek());
+  }
+
+  open() {
+    this.roomStatus.textContent = "";
+    this.renderSeek();
+    this.dialog.showModal();
+  }
+
+  // ---- quick pairing -----------------------------------------------------------------------
+
+  async startSeek(preset) {
+    this.cancelSeek();
+    const mine = { preset, id: null, timer: 0, since: Date.now() };
+    this.seek = mine;
+    this.renderSeek();
+    try {
+      const seek = await this.matches.seek({ mode: "race", preset, no_guess: this.noGuessBox.checked });
+      if (this.seek !== mine) {
+        this.matches.cancelSeek(seek.id).catch(() => {});
+        return;
+      }
+      mine.id = seek.id;
+      this.follow(mine, seek);
+    } catch (err) {
+      if (this.seek === mine) this.seek = null;
+      this.renderSeek(`Could not look for an opponent: ${err.message}`);
+    }
+  }
+
+  follow(mine, seek) {
+    if (this.seek !== mine) return;
+    if (seek.status === "matched" && seek.match_id) {
+      this.seek = null;
+      this.dialog.close();
+      this.openMatch(seek.match_id);
+      return;
+    }
+    if (seek.status !== "waiting") {
+      this.seek = null;
+      this.renderSeek("Nobody was found in time. Try again?");
+      return;
+    }
+    this.renderSeek();
+    // Polling keeps the seek alive too (it expires 30 s after its player stops asking).
+    mine.timer = this.timers.setTimeout(async () => {
+      try {
+        this.follow(mine, await this.matches.seekStatus(mine.id));
+      } catch (err) {
+        if (this.seek !== mine) return;
+        this.seek = null;
+        this.renderSeek(`Lost track of the search: ${err.message}`);
+      }
+    }, POLL_MS);
+  }
+
+  cancelSeek() {
+    const s = this.seek;
+    if (!s) return;
+    this.seek = null;
+    this.timers.clearTimeout(s.timer);
+    if (s.id) this.matches.cancelSeek(s.id).catch(() => {});
+    this.renderSeek("Stopped looking.");
+  }
+
+  renderSeek(message = "") {
+    const s = this.seek;
+    for (const b of this.seekButtons) b.setAttribute("aria-pressed", String(Boolean(s && s.preset === b.dataset.seek)));
+    this.cancelButton.hidden = !s;
+    this.seekStatus.textContent = s ? `Looking for an opponent on ${LABEL[s.preset]}…` : message;
+  }
+
+  // ---- private rooms -----------------------------------------------------------------------
+
+  async createRoom() {
+    const settings = { mode: this.mode.value, preset: this.preset.value, seats: Number(this.seats.value), no_guess: this.noGuessBox.checked };
+    this.roomStatus.textContent = "Making the room…";
+    try {
+      const view = await this.matches.create(settings);
+      this.dialog.close();
+      this.openMatch(view.id);
+    } catch (err) {
+      this.roomStatus.textContent = `Could not make the room: ${err.message}`;
+    }
+  }
+}

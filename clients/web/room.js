@@ -1,0 +1,353 @@
+// A match's page, #/match/<id>: the waiting room (seats with names and ratings, the share
+// link, Join, Start for the creator, Leave), the countdown to starts_at on the server's
+// clock, then the race strip over the board (every seat's name, rating and progress, the
+// penalties as they happen) and, at the end, the result table with places, times,
+// penalties, rating changes and every seat's replay. The board itself is the page's game
+// screen, playing this browser's seat's game with the player token (co-op: the shared
+// game, with the teammates' cursors from coop.js). What the page shows is `body[data-match]`.
+
+import { formatTime } from "./format.js";
+import {
+  canJoin, canStart, MatchFeed, matchUrl, newPenalties, PENALTY_S, resultRows, seatOf, seatRows, secondsLeft, stage,
+} from "./match.js";
+import { CoopCursors } from "./coop.js";
+import { tokens } from "./storage.js";
+
+const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
+const SEAT_STATUS = { waiting: "", playing: "", won: "Cleared", lost: "Lost", resigned: "Resigned" };
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+/** The board settings in words: "Beginner, no guessing, rated, a mine costs 5 s". */
+export function settingsText(view) {
+  const board = view.preset ? LABEL[view.preset] || view.preset : `${view.width}×${view.height}, ${view.mines} mines`;
+  const parts = [board];
+  if (view.no_guess) parts.push("no guessing");
+  if (view.mode === "race") parts.push(view.rated ? "rated" : "unrated");
+  parts.push(view.on_mine === "penalty" ? `a mine costs ${PENALTY_S} s` : "a mine ends your game");
+  return parts.join(", ");
+}
+
+export class Room {
+  /**
+   * `matches`: a MatchApi; `me`: this browser's player (player.js); `screen`: the game
+   * screen; `clock`: the server's clock; `onReplay(gameId)`: open a replay.
+   */
+  constructor({ matches, me, screen, clock, notices, onReplay }) {
+    Object.assign(this, { matches, me, screen, clock, notices, onReplay });
+    this.id = null;
+    this.view = null;
+    this.feed = null;
+    this.gameShown = null;
+    this.ticker = 0;
+    this.busy = false;
+    this.build();
+    this.cursors = new CoopCursors({
+      board: document.getElementById("board"),
+      screen,
+      send: (x, y) => this.feed?.cursor(x, y),
+      nameOf: (id) => this.view?.seats.find((s) => s.player.id === id)?.player.name ?? "Teammate",
+    });
+  }
+
+  get active() {
+    return this.id != null;
+  }
+
+  /** Whether game `id` is this match's board (its address stays the match's). */
+  holds(id) {
+    return this.active && this.gameShown === id;
+  }
+
+  build() {
+    const s = (this.section = el("section", { id: "match", className: "match", hidden: true }));
+    s.setAttribute("aria-labelledby", "match-title");
+    this.title = el("h2", { id: "match-title", className: "match-title" });
+    this.settings = el("p", { className: "match-settings", id: "match-settings" });
+    this.status = el("p", { className: "match-status", id: "match-status", role: "status" });
+    this.status.setAttribute("aria-live", "polite");
+    this.countdown = el("p", { className: "match-countdown", id: "match-countdown", hidden: true });
+    this.countdown.setAttribute("aria-hidden", "true"); // the status says it once, not every second
+    this.shareUrl = el("input", { type: "text", readOnly: true, id: "match-url" });
+    const copy = el("button", { type: "button", id: "match-copy", textContent: "Copy link" });
+    copy.addEventListener("click", () => this.copy());
+    this.share = el("div", { className: "match-share", id: "match-share" },
+      el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, copy);
+    this.joinButton = this.action("match-join", "Take a seat", () => this.act("join"), "primary");
+    this.startButton = this.action("match-start", "Start", () => this.act("start"), "primary");
+    this.leaveButton = this.action("match-leave", "Leave", () => this.act("leave"));
+    this.actions = el("div", { className: "match-actions" }, this.joinButton, this.startButton, this.leaveButton);
+    this.seats = el("ol", { className: "match-seats", id: "match-seats" });
+    this.seats.setAttribute("aria-label", "Players");
+    this.results = el("div", { className: "match-results", id: "match-results", hidden: true });
+    s.append(this.title, this.settings, this.status, this.countdown, this.share, this.actions, this.seats, this.results);
+    const game = document.getElementById("game");
+    game.parentElement.insertBefore(s, game);
+  }
+
+  action(id, text, run, kind = "") {
+    const b = el("button", { type: "button", id, textContent: text, className: kind });
+    b.addEventListener("click", run);
+    return b;
+  }
+
+  // ---- opening and closing -------------------------------------------------------------------
+
+  async open(id) {
+    if (this.id === id) return;
+    this.close();
+    this.id = id;
+    this.section.hidden = false;
+    document.body.dataset.match = "loading";
+    this.title.textContent = "Match";
+    this.status.textContent = "Loading the match…";
+    await this.me.ready();
+    if (this.id !== id) return;
+    this.feed = new MatchFeed({
+      url: (since) => this.matches.eventsUrl(id, since),
+      token: () => this.me.token(),
+      clock: this.clock,
+      onView: (view, info) => this.take(view, info),
+      onCursor: (c) => this.cursors.show(c),
+    });
+    this.feed.start();
+    try {
+      const view = await this.matches.get(id);
+      if (this.id === id && !this.view) this.take(view, { before: null });
+    } catch (err) {
+      if (this.id !== id) return;
+      this.status.textContent = err.status === 404 ? "There is no such match (matches are kept for a while after they end)." : `Could not load the match: ${err.message}`;
+    }
+  }
+
+  close() {
+    if (!this.active) return;
+    this.feed?.stop();
+    this.feed = null;
+    this.cursors.stop();
+    clearInterval(this.ticker);
+    this.ticker = 0;
+    this.id = this.view = this.gameShown = null;
+    this.section.hidden = true;
+    delete document.body.dataset.match;
+  }
+
+  // ---- what arrives --------------------------------------------------------------------------
+
+  take(view, { before }) {
+    if (view.id !== this.id) return;
+    if (this.view && view.version < this.view.version) return;
+    this.clock.sampleText(view.server_time);
+    this.view = view;
+    for (const p of newPenalties(before, view, this.me.id)) {
+      const cost = `+${p.count * PENALTY_S} s`;
+      this.notices.toast(p.you ? `You opened a mine: ${cost}.` : `${p.name} opened a mine: ${cost}.`, { kind: p.you ? "error" : "info" });
+    }
+    if (before && before.status !== view.status && view.status === "finished") {
+      this.notices.announce("The match is over.");
+    }
+    this.showBoard();
+    this.render();
+  }
+
+  /** Put this browser's seat's game (co-op: the shared one) on the board, once it exists. */
+  async showBoard() {
+    const v = this.view;
+    const st = stage(v, this.me.id);
+    if (!st.gameId || v.status === "waiting" || this.gameShown === st.gameId) return;
+    this.gameShown = st.gameId;
+    const token = st.play ? await this.me.token() : null;
+    if (token) tokens.set(st.gameId, token); // a match's game takes its seat's player token
+    if (this.gameShown !== st.gameId) return;
+    await this.screen.open(st.gameId, token ? "play" : "watch");
+    this.cursors.follow(v.mode === "coop" && st.play ? st.gameId : null);
+  }
+
+  async act(what) {
+    if (this.busy || !this.id) return;
+    const id = this.id;
+    this.busy = true;
+    this.render();
+    try {
+      const view = await this.matches[what](id);
+      if (this.id !== id) return;
+      if (view && view.id) this.take(view, { before: this.view });
+      await this.feed?.reauth(); // the socket learns the seat: its updates carry our game
+    } catch (err) {
+      if (this.id === id) this.notices.toast(refusal(what, err), { kind: "error" });
+    } finally {
+      this.busy = false;
+      if (this.id === id) this.render();
+    }
+  }
+
+  async copy() {
+    try {
+      await navigator.clipboard.writeText(this.shareUrl.value);
+      this.notices.announce("Link copied.");
+      this.notices.toast("Link copied.");
+    } catch {
+      this.shareUrl.select();
+    }
+  }
+
+  // ---- rendering -----------------------------------------------------------------------------
+
+  /** The stage shown: the countdown ends on the server's clock, not when an update comes. */
+  shown() {
+    const v = this.view;
+    if (v.status !== "countdown") return v.status;
+    const starts = Date.parse(v.starts_at);
+    return secondsLeft(starts, this.clock.now()) > 0 ? "countdown" : "playing";
+  }
+
+  render() {
+    const v = this.view;
+    if (!v) return;
+    const meId = this.me.id;
+    const shown = this.shown();
+    const seated = seatOf(v, meId) >= 0;
+    document.body.dataset.match = shown;
+    document.body.dataset.matchMode = v.mode;
+    // A race watched by somebody without a seat has no board to show until the end.
+    document.body.dataset.matchBoard = this.gameShown ? "shown" : "none";
+    this.title.textContent = `${v.mode === "coop" ? "Co-op" : "Race"}${v.status === "finished" ? ": result" : ""}`;
+    this.settings.textContent = settingsText(v);
+    this.renderStatus(shown, seated);
+    this.share.hidden = v.status !== "waiting";
+    this.shareUrl.value = matchUrl(v.id);
+    this.joinButton.hidden = !canJoin(v, meId);
+    this.startButton.hidden = !(v.status === "waiting" && seatOf(v, meId) === 0);
+    this.startButton.disabled = this.busy || !canStart(v, meId);
+    this.startButton.title = canStart(v, meId) ? "Start the match with the players seated now" : "Two players are needed to start";
+    // Before the start a seat is given back; after it, a seat still playing resigns.
+    const mine = seated ? v.seats[seatOf(v, meId)] : null;
+    this.leaveButton.hidden = !mine || !(v.status === "waiting" || mine.status === "playing");
+    this.leaveButton.textContent = v.status === "waiting" ? "Leave" : "Resign";
+    this.joinButton.disabled = this.leaveButton.disabled = this.busy;
+    this.renderSeats(shown);
+    this.renderResults();
+    this.tick(shown);
+    this.cursors.placeAll();
+  }
+
+  renderStatus(shown, seated) {
+    const v = this.view;
+    let text;
+    if (shown === "waiting") {
+      const n = v.seats.length;
+      const who = `${n} ${n === 1 ? "player" : "players"} seated`;
+      if (!seated) text = `${who}. Take a seat to play.`;
+      else if (seatOf(v, this.me.id) === 0) text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. Share the link; start once somebody joins.`;
+      else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
+    } else if (shown === "countdown") {
+      text = `Get ready: the match starts in ${secondsLeft(Date.parse(v.starts_at), this.clock.now())} seconds.`;
+    } else if (shown === "playing") {
+      text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+    } else {
+      text = "The match is over.";
+    }
+    if (this.status.textContent !== text && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
+      this.status.textContent = text;
+    }
+    this.status.dataset.shown = shown;
+  }
+
+  renderSeats(shown) {
+    const v = this.view;
+    const racing = shown !== "waiting" && shown !== "countdown";
+    const items = seatRows(v, this.me.id).map((r) => {
+      const li = el("li", { className: `match-seat${r.you ? " match-you" : ""}` });
+      li.dataset.seat = String(r.index);
+      li.dataset.status = r.status;
+      const name = el("span", { className: "seat-name", textContent: r.you ? `${r.name} (you)` : r.name });
+      const rating = el("span", { className: "seat-rating", textContent: v.mode === "race" ? `rating ${r.rating}` : "" });
+      li.append(name, rating);
+      if (racing && v.mode === "race") {
+        const bar = el("div", { className: "seat-bar", role: "progressbar" });
+        bar.setAttribute("aria-label", `${r.name}'s progress`);
+        bar.setAttribute("aria-valuemin", "0");
+        bar.setAttribute("aria-valuemax", String(r.total));
+        bar.setAttribute("aria-valuenow", String(r.done));
+        bar.setAttribute("aria-valuetext", `${r.done} of ${r.total}`);
+        bar.append(el("span", { className: "seat-fill" }));
+        bar.firstChild.style.width = `${(r.share * 100).toFixed(1)}%`;
+        li.append(bar, el("span", { className: "seat-count", textContent: `${r.done}/${r.total}` }));
+      }
+      if (r.penalties) li.append(el("span", { className: "seat-penalties", textContent: `${r.penalties} ${r.penalties === 1 ? "mine" : "mines"} +${r.penalties * PENALTY_S} s` }));
+      if (SEAT_STATUS[r.status]) li.append(el("span", { className: "seat-status", textContent: SEAT_STATUS[r.status] }));
+      return li;
+    });
+    this.seats.replaceChildren(...items);
+    this.seats.hidden = v.status === "finished";
+  }
+
+  renderResults() {
+    const v = this.view;
+    this.results.hidden = v.status !== "finished";
+    if (v.status !== "finished") return;
+    const head = ["Place", "Player", "Time", "Penalties", "Rating", "Replay"];
+    const table = el("table", { className: "match-table" },
+      el("caption", { textContent: v.mode === "coop" ? "The team's result" : "Result" }),
+      el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", textContent: h })))));
+    const body = el("tbody");
+    for (const r of resultRows(v, this.me.id)) {
+      const replay = r.gameId ? el("a", { href: `#/replay/${r.gameId}`, textContent: "Replay" }) : el("span", { textContent: "—" });
+      if (r.gameId) {
+        replay.setAttribute("aria-label", `Replay of ${r.name}'s board`);
+        replay.addEventListener("click", (e) => {
+          if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+          e.preventDefault();
+          this.onReplay(r.gameId);
+        });
+      }
+      const time = r.timeMs != null ? formatTime(r.timeMs) : SEAT_STATUS[r.status] || "Did not finish";
+      const rating = r.change ? `${Math.round(r.after)} (${r.change})` : "—";
+      const tr = el("tr", { className: r.you ? "match-you" : "" },
+        el("td", { textContent: r.place != null ? String(r.place) : "—" }),
+        el("th", { scope: "row", textContent: r.you ? `${r.name} (you)` : r.name }),
+        el("td", { textContent: time }),
+        el("td", { textContent: r.penalties ? `${r.penalties} (+${r.penalties * PENALTY_S} s)` : "0" }),
+        el("td", { textContent: rating }),
+        el("td", {}, replay));
+      body.append(tr);
+    }
+    table.append(body);
+    this.results.replaceChildren(table);
+  }
+
+  /** The countdown on screen, redrawn until it reaches zero on the server's clock. */
+  tick(shown) {
+    const v = this.view;
+    this.countdown.hidden = shown !== "countdown";
+    if (shown === "countdown") {
+      this.countdown.textContent = String(secondsLeft(Date.parse(v.starts_at), this.clock.now()));
+      if (!this.ticker) this.ticker = setInterval(() => this.view && this.render(), 200);
+    } else if (this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = 0;
+      if (shown === "playing") {
+        this.screen.layout();
+        this.screen.render();
+      }
+    }
+  }
+}
+
+/** What the page says when the service refuses a join, a start or a leave. */
+export function refusal(what, err) {
+  switch (err.code) {
+    case "match_full":
+      return "Every seat is taken.";
+    case "match_started":
+      return "The match has started without you; you can watch it.";
+    case "already_seated":
+      return "You have a seat already.";
+    default:
+      return `Could not ${what === "join" ? "take a seat" : what}: ${err.message}`;
+  }
+}

@@ -1,0 +1,247 @@
+"""Matches in the browser: a private race between two pages to the end (room, share link,
+countdown, progress, result table, replays), a co-op game whose moves and cursors reach
+the teammate, and quick pairing on a phone with the keyboard."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tests.support.solve import next_cell
+from tests.web.support import ARTIFACTS, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import Browser, BrowserContext, Locator, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+from tests.web.test_layout import PHONE  # noqa: E402
+
+NewPage = Callable[[BrowserContext], Minesweeper]
+MATCH_URL = re.compile(r"#/match/([0-9a-f]{32})$")
+
+
+@pytest.fixture
+def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
+    """Two browsers' worth of storage: two players."""
+    made = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(2)]
+    for ctx in made:
+        ctx.set_default_timeout(15_000)
+    try:
+        yield made
+    finally:
+        for ctx in made:
+            ctx.close()
+
+
+def in_view(locator: Locator, timeout: float = 15_000) -> None:
+    """Seen by a person: shown, and inside the viewport (the countdown takes seconds)."""
+    expect(locator).to_be_visible(timeout=timeout)
+    expect(locator).to_be_in_viewport(timeout=timeout)
+
+
+def open_home(m: Minesweeper) -> None:
+    m.goto()
+    expect(m.page.locator("#player-label")).not_to_have_text("Player")
+
+
+def create_room(m: Minesweeper, mode: str, seats: int = 2) -> str:
+    m.page.get_by_role("button", name="Play online").click()
+    dialog = m.page.get_by_role("dialog", name="Play online")
+    in_view(dialog)
+    dialog.get_by_label("Mode").select_option(mode)
+    dialog.get_by_label("Board").select_option("beginner")
+    dialog.get_by_label("Seats").select_option(str(seats))
+    dialog.get_by_role("button", name="Create room").click()
+    expect(m.page).to_have_url(MATCH_URL)
+    found = MATCH_URL.search(m.page.url)
+    assert found
+    return found.group(1)
+
+
+def join_by_link(creator: Minesweeper, guest: Minesweeper) -> None:
+    link = creator.page.get_by_label("Invite with this link:")
+    in_view(link)
+    url = link.input_value()
+    guest.page.goto(url)
+    take = guest.page.get_by_role("button", name="Take a seat")
+    in_view(take)
+    take.click()
+    for m in (creator, guest):
+        expect(m.page.locator("#match-seats li")).to_have_count(2)
+
+
+def board_rows(m: Minesweeper) -> list[str]:
+    width, _ = m.size()
+    states = m.states()
+    return ["".join(states[i:i + width]) for i in range(0, len(states), width)]
+
+
+def play_one(m: Minesweeper, mines: int) -> None:
+    """One move a solver would make, clicked on the page's board."""
+    x, y = next_cell(board_rows(m), mines)
+    cell = m.cell(x, y)
+    cell.scroll_into_view_if_needed()
+    cell.click()
+    expect(cell).not_to_have_attribute("data-state", "#")
+
+
+def seat_bar(m: Minesweeper, name: str) -> Locator:
+    return m.page.get_by_role("progressbar", name=f"{name}'s progress")
+
+
+def test_two_pages_race_a_private_match_to_the_end(
+    contexts: list[BrowserContext], new_ms: NewPage
+) -> None:
+    one: Minesweeper = new_ms(contexts[0])
+    two: Minesweeper = new_ms(contexts[1])
+    open_home(one)
+    # Three seats: the creator starts with the two taken (a full match starts by itself).
+    create_room(one, "race", seats=3)
+    in_view(one.page.get_by_role("heading", name="Race"))
+    expect(one.page.locator("#match-status")).to_contain_text("1 player seated")
+    # The creator cannot start alone.
+    expect(one.page.get_by_role("button", name="Start")).to_be_disabled()
+
+    two.page.goto(f"{two.base_url}/")
+    expect(two.page.locator("#player-label")).not_to_have_text("Player")
+    join_by_link(one, two)
+    name_one = one.page.locator("#player-label").inner_text()
+    name_two = two.page.locator("#player-label").inner_text()
+    in_view(one.page.locator("#match-seats li", has_text=name_two))
+    in_view(two.page.locator("#match-seats li", has_text=f"{name_two} (you)"))
+    expect(two.page.get_by_role("button", name="Start")).to_be_hidden()
+    expect(two.page.locator("#match-status")).to_contain_text(f"Waiting for {name_one} to start")
+
+    one.page.get_by_role("button", name="Start").click()
+    for m in (one, two):
+        in_view(m.page.locator("#match-countdown"))
+    for m in (one, two):
+        # After the countdown, the board: the start cell already open.
+        in_view(m.grid)
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        assert any(s != "#" for s in m.states())
+        in_view(seat_bar(m, name_one))
+        in_view(seat_bar(m, name_two))
+
+    # Both race: one move each in turn; each sees the other's progress move.
+    mines = 10
+    while one.status() != "won" or two.status() != "won":
+        for m in (one, two):
+            if m.status() != "won":
+                assert m.status() in ("ready", "playing"), m.status()
+                play_one(m, mines)
+        if one.status() == "won" and two.status() != "won":
+            expect(seat_bar(two, name_one)).to_have_attribute(
+                "aria-valuenow", seat_bar(two, name_one).get_attribute("aria-valuemax") or "x"
+            )
+
+    for m, me in ((one, name_one), (two, name_two)):
+        table = m.page.get_by_role("table", name="Result")
+        in_view(table)
+        rows = table.locator("tbody tr")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(0).locator("td").first).to_have_text("1")
+        expect(rows.nth(1).locator("td").first).to_have_text(re.compile("^[12]$"))
+        expect(table.locator("tbody tr", has_text=f"{me} (you)")).to_have_count(1)
+        # Times, no penalties, and a rated race's rating changes.
+        for i in range(2):
+            cells = rows.nth(i).locator("td")
+            expect(cells.nth(1)).to_have_text(re.compile(r"^\d+\.\d{3} s$"))
+            expect(cells.nth(2)).to_have_text("0")
+            expect(cells.nth(3)).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
+        expect(table.get_by_role("link", name=re.compile("^Replay of"))).to_have_count(2)
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    one.page.screenshot(path=str(ARTIFACTS / "match-result.png"), full_page=True)
+    # The opponent's replay opens from the table.
+    two.page.get_by_role("link", name=f"Replay of {name_one}'s board").click()
+    expect(two.page).to_have_url(re.compile(r"#/replay/[0-9a-f]{32}$"))
+    in_view(two.page.locator("#replay"))
+    expect(two.page.locator("#match")).to_be_hidden()
+
+
+def test_coop_moves_and_cursors_reach_the_teammate(
+    contexts: list[BrowserContext], new_ms: NewPage
+) -> None:
+    one: Minesweeper = new_ms(contexts[0])
+    two: Minesweeper = new_ms(contexts[1])
+    open_home(one)
+    create_room(one, "coop")
+    in_view(one.page.get_by_role("heading", name="Co-op"))
+    two.page.goto(f"{two.base_url}/")
+    expect(two.page.locator("#player-label")).not_to_have_text("Player")
+    join_by_link(one, two)
+    name_one = one.page.locator("#player-label").inner_text()
+    # Two seats of two: the match starts by itself.
+    for m in (one, two):
+        in_view(m.grid)
+        expect(m.page).to_have_url(MATCH_URL)
+
+    # A move by one shows on the other's board.
+    x, y = next_cell(board_rows(one), 10)
+    one.cell(x, y).click()
+    expect(two.cell(x, y)).not_to_have_attribute("data-state", "#")
+    assert one.state(x, y) == two.state(x, y)
+
+    # One's pointer is drawn on the other's board, on its cell, with one's name.
+    one.cell(4, 4).hover()
+    one.cell(5, 3).hover()
+    cursor = two.page.locator(".coop-cursor")
+    in_view(cursor)
+    expect(cursor).to_have_attribute("data-x", "5")
+    expect(cursor).to_have_attribute("data-y", "3")
+    expect(cursor).to_contain_text(name_one)
+    box = cursor.bounding_box()
+    cell = two.cell(5, 3).bounding_box()
+    assert box and cell
+    assert abs(box["x"] - cell["x"]) < 2 and abs(box["y"] - cell["y"]) < 2
+    # Nobody sees their own pointer.
+    expect(one.page.locator(".coop-cursor")).to_have_count(0)
+
+
+def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: NewPage) -> None:
+    pages: list[Minesweeper] = []
+    contexts = [browser.new_context(**PHONE) for _ in range(2)]
+    try:
+        for ctx in contexts:
+            ctx.set_default_timeout(15_000)
+            m: Minesweeper = new_ms(ctx)
+            open_home(m)
+            pages.append(m)
+        for m in pages:
+            button = m.page.get_by_role("button", name="Play online")
+            in_view(button)
+            button.focus()
+            m.page.keyboard.press("Enter")
+            dialog = m.page.get_by_role("dialog", name="Play online")
+            in_view(dialog)
+            beginner = dialog.get_by_role("button", name="Beginner")
+            in_view(beginner)
+            beginner.focus()
+            m.page.keyboard.press("Enter")
+        # The first is told it waits (unless the second paired it already); both end in one race.
+        ids = set()
+        for m in pages:
+            expect(m.page).to_have_url(MATCH_URL)
+            found = MATCH_URL.search(m.page.url)
+            assert found
+            ids.add(found.group(1))
+            in_view(m.grid)
+            in_view(m.page.locator("#match-seats li", has_text="(you)"))
+            # The board fits the phone's width.
+            box = m.grid.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["viewport"]["width"]
+        assert len(ids) == 1
+        ARTIFACTS.mkdir(exist_ok=True)
+        pages[1].page.screenshot(path=str(ARTIFACTS / "match-race-phone.png"))
+        # A tap plays on the phone.
+        m = pages[0]
+        x, y = next_cell(board_rows(m), 10)
+        m.cell(x, y).tap()
+        expect(m.cell(x, y)).not_to_have_attribute("data-state", "#")
+    finally:
+        for ctx in contexts:
+            ctx.close()
