@@ -6,6 +6,8 @@
 import { PRESETS } from "./profile.js";
 
 const POLL_MS = 1500;
+// Two players side by side: the header button's picture.
+const PLAYERS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"><circle cx="8" cy="8" r="3.2"/><circle cx="16.5" cy="9" r="2.7"/><path d="M2.5 19.5c.6-3.4 2.8-5.3 5.5-5.3s4.9 1.9 5.5 5.3M14.2 14.6c.7-.3 1.5-.5 2.3-.5 2.4 0 4.2 1.7 4.8 4.8"/></svg>';
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
 
 function el(tag, props = {}, ...children) {
@@ -25,7 +27,9 @@ export class PlayOnline {
   build() {
     this.button = el("button", { type: "button", className: "top-button", id: "online-button", title: "Race other players, or play together" });
     this.button.setAttribute("aria-haspopup", "dialog");
-    this.button.append(el("span", { textContent: "Play online" }));
+    const icon = el("span", { className: "tool-icon" });
+    icon.innerHTML = PLAYERS_ICON;
+    this.button.append(icon, el("span", { className: "wide-only", textContent: "Play online" }));
     const anchor = document.getElementById("leaders-button");
     anchor.parentElement.insertBefore(this.button, anchor);
     this.button.addEventListener("click", () => this.open());

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from service.engine import solver
 from tests.support.solve import next_cell
 from tests.web.support import ARTIFACTS, require_chromium
 
@@ -75,7 +76,8 @@ def join_by_link(creator: Minesweeper, guest: Minesweeper) -> None:
 
 def board_rows(m: Minesweeper) -> list[str]:
     width, _ = m.size()
-    states = m.states()
+    # A mine opened under the penalty rule counts as flagged: the solver's "F".
+    states = ["F" if s == "X" else s for s in m.states()]
     return ["".join(states[i:i + width]) for i in range(0, len(states), width)]
 
 
@@ -126,8 +128,19 @@ def test_two_pages_race_a_private_match_to_the_end(
         in_view(seat_bar(m, name_one))
         in_view(seat_bar(m, name_two))
 
-    # Both race: one move each in turn; each sees the other's progress move.
+    # Two opens a mine it knows is one: a penalty, told to both as it happens.
     mines = 10
+    while not (known := solver.analyze(board_rows(two), mines).mines):
+        play_one(two, mines)
+    x, y = known[0]
+    two.cell(x, y).click()
+    two.expect_state(x, y, "X")
+    in_view(two.page.locator(".toast", has_text="You opened a mine: +5 s."))
+    in_view(one.page.locator(".toast", has_text=f"{name_two} opened a mine: +5 s."))
+    in_view(one.page.locator("#match-seats li", has_text=name_two).get_by_text("1 mine +5 s"))
+    assert two.status() == "playing"
+
+    # Both race: one move each in turn; each sees the other's progress move.
     while one.status() != "won" or two.status() != "won":
         for m in (one, two):
             if m.status() != "won":
@@ -146,12 +159,14 @@ def test_two_pages_race_a_private_match_to_the_end(
         expect(rows.nth(0).locator("td").first).to_have_text("1")
         expect(rows.nth(1).locator("td").first).to_have_text(re.compile("^[12]$"))
         expect(table.locator("tbody tr", has_text=f"{me} (you)")).to_have_count(1)
-        # Times, no penalties, and a rated race's rating changes.
+        # Times, penalties, and a rated race's rating changes.
         for i in range(2):
             cells = rows.nth(i).locator("td")
             expect(cells.nth(1)).to_have_text(re.compile(r"^\d+\.\d{3} s$"))
-            expect(cells.nth(2)).to_have_text("0")
             expect(cells.nth(3)).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
+        penalised = table.locator("tbody tr", has_text=name_two).locator("td")
+        expect(penalised.nth(2)).to_have_text("1 (+5 s)")
+        expect(table.locator("tbody tr", has_text=name_one).locator("td").nth(2)).to_have_text("0")
         expect(table.get_by_role("link", name=re.compile("^Replay of"))).to_have_count(2)
 
     ARTIFACTS.mkdir(exist_ok=True)
