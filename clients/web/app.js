@@ -203,6 +203,12 @@ function openReplay(id) {
  */
 function again() {
   const c = screen.current;
+  if (c && room.holds(c.id)) {
+    // A match's board is never reset: once it is over, a game of one's own follows.
+    if (!c.game.finished) return notices.toast("This board is a match's: it cannot be restarted.");
+    room.close();
+    return screen.start(settingsLike(prefs, c.game));
+  }
   if (c && c.mode === "play" && !c.game.player && me.id) return screen.start(settingsLike(prefs, c.game));
   return screen.again();
 }

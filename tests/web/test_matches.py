@@ -171,6 +171,11 @@ def test_two_pages_race_a_private_match_to_the_end(
 
     ARTIFACTS.mkdir(exist_ok=True)
     one.page.screenshot(path=str(ARTIFACTS / "match-result.png"), full_page=True)
+    # "Play again" after the match: a game of one's own, the match's page left.
+    one.page.locator("#result").get_by_role("button", name="Play again").click()
+    expect(one.page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+    expect(one.page.locator("#match")).to_be_hidden()
+    expect(one.page.locator("#frame")).to_have_attribute("data-status", "ready")
     # The opponent's replay opens from the table.
     two.page.get_by_role("link", name=f"Replay of {name_one}'s board").click()
     expect(two.page).to_have_url(re.compile(r"#/replay/[0-9a-f]{32}$"))
@@ -194,6 +199,12 @@ def test_coop_moves_and_cursors_reach_the_teammate(
     for m in (one, two):
         in_view(m.grid)
         expect(m.page).to_have_url(MATCH_URL)
+
+    # The face does not restart a match's board while it is played (one move
+    # may win a small board, so before any).
+    one.page.locator("#face").click()
+    in_view(one.page.locator(".toast", has_text="cannot be restarted"))
+    expect(one.page).to_have_url(MATCH_URL)
 
     # A move by one shows on the other's board.
     x, y = next_cell(board_rows(one), 10)
