@@ -5,7 +5,7 @@
 // The page's parts (room.js, coop.js) draw what these answer; the service decides
 // everything (places, times, ratings): nothing here re-implements a rule.
 
-import { retryDelay } from "./session.js";
+import { closeQuietly, readJson, retryDelay } from "./session.js";
 
 export const MATCH_ID = /^[0-9a-f]{32}$/;
 export const PENALTY_S = 5;
@@ -209,13 +209,7 @@ export class MatchFeed {
     this.ws = null;
     this.open = false;
     this.timers.clearTimeout(this.watchdog);
-    if (!ws) return;
-    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-    try {
-      ws.close(1000);
-    } catch {
-      // A socket that never opened can throw on close; it is gone either way.
-    }
+    if (ws) closeQuietly(ws);
   }
 
   kick() {
@@ -253,13 +247,8 @@ export class MatchFeed {
       if (this.ws !== ws) return;
       this.kick();
       this.failures = 0;
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      this.receive(message);
+      const message = readJson(event.data);
+      if (message) this.receive(message);
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;

@@ -31,7 +31,8 @@ export const lost = {
   stopped: () => new ApiError(0, { code: "stopped", detail: "This game is no longer on screen." }),
 };
 
-function readJson(text) {
+/** A socket message's JSON, or null when it is not JSON. */
+export function readJson(text) {
   try {
     return JSON.parse(text);
   } catch {
@@ -44,6 +45,16 @@ export function retryDelay(failures, random = Math.random) {
   if (failures <= 1) return 150;
   const base = Math.min(10_000, 300 * 2 ** Math.min(failures - 1, 6));
   return base / 2 + random() * (base / 2);
+}
+
+/** Close a socket this page no longer listens to. */
+export function closeQuietly(ws) {
+  ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+  try {
+    ws.close(1000);
+  } catch {
+    // Closing a socket that never opened can throw; it is gone either way.
+  }
 }
 
 export class GameSession {
@@ -179,14 +190,7 @@ export class GameSession {
     this.ws = null;
     this.open = false;
     this.timers.clearTimeout(this.watchdog);
-    if (ws) {
-      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-      try {
-        ws.close(1000);
-      } catch {
-        // Closing a socket that never opened can throw; it is gone either way.
-      }
-    }
+    if (ws) closeQuietly(ws);
     this.failAll(lost.dropped, { sentOnly: true });
   }
 
