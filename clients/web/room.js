@@ -247,7 +247,8 @@ export class Room {
     } else if (shown === "countdown") {
       text = `Get ready: the match starts in ${secondsLeft(Date.parse(v.starts_at), this.clock.now())} seconds.`;
     } else if (shown === "playing") {
-      text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+      if (!seated) text = v.mode === "coop" ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
+      else text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
     } else {
       text = "The match is over.";
     }
