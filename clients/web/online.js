@@ -30,8 +30,8 @@ export class PlayOnline {
     const icon = el("span", { className: "tool-icon" });
     icon.innerHTML = PLAYERS_ICON;
     this.button.append(icon, el("span", { className: "wide-only", textContent: "Play online" }));
-    const anchor = document.getElementById("leaders-button");
-    anchor.parentElement.insertBefore(this.button, anchor);
+    // Beside the title: the row of tools below it has no room left on a phone.
+    document.querySelector(".topbar .title").after(this.button);
     this.button.addEventListener("click", () => this.open());
 
     const d = (this.dialog = el("dialog", { id: "online-dialog", className: "online-dialog" }));

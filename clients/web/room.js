@@ -266,7 +266,8 @@ export class Room {
       li.dataset.seat = String(r.index);
       li.dataset.status = r.status;
       const name = el("span", { className: "seat-name", textContent: r.you ? `${r.name} (you)` : r.name });
-      const rating = el("span", { className: "seat-rating", textContent: v.mode === "race" ? `rating ${r.rating}` : "" });
+      const rating = el("span", { className: "seat-rating" });
+      if (v.mode === "race") rating.append(el("span", { className: "visually-hidden", textContent: "rating " }), r.rating);
       li.append(name, rating);
       if (racing && v.mode === "race") {
         const bar = el("div", { className: "seat-bar", role: "progressbar" });
@@ -331,10 +332,8 @@ export class Room {
     } else if (this.ticker) {
       clearInterval(this.ticker);
       this.ticker = 0;
-      if (shown === "playing") {
-        this.screen.layout();
-        this.screen.render();
-      }
+      // The board was out of the page during the countdown: it is fitted to its room now.
+      if (shown === "playing") this.screen.fit({ force: true });
     }
   }
 }

@@ -261,6 +261,10 @@ def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: Ne
             box = m.grid.bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["viewport"]["width"]
         assert len(ids) == 1
+        for m in pages:
+            # Nothing of the match's page reaches past the phone's width.
+            page_width = m.page.evaluate("document.documentElement.scrollWidth")
+            assert page_width <= PHONE["viewport"]["width"]
         ARTIFACTS.mkdir(exist_ok=True)
         pages[1].page.screenshot(path=str(ARTIFACTS / "match-race-phone.png"))
         # A tap plays on the phone.
