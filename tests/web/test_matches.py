@@ -11,14 +11,13 @@ import pytest
 
 from service.engine import solver
 from tests.support.solve import next_cell
-from tests.web.support import ARTIFACTS, require_chromium
+from tests.web.support import ARTIFACTS, PHONE, require_chromium
 
 require_chromium()
 
 from playwright.sync_api import Browser, BrowserContext, Locator, expect  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
-from tests.web.test_layout import PHONE  # noqa: E402
 
 NewPage = Callable[[BrowserContext], Minesweeper]
 MATCH_URL = re.compile(r"#/match/([0-9a-f]{32})$")
