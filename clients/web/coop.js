@@ -99,9 +99,13 @@ export class CoopCursors {
     }
     const w = r.width / g.width;
     const h = r.height / g.height;
-    m.el.hidden = false;
-    m.el.style.left = `${r.left + m.x * w}px`;
-    m.el.style.top = `${r.top + m.y * h}px`;
+    const left = r.left + m.x * w;
+    const top = r.top + m.y * h;
+    // A cell panned out of the board's window has no marker over the page around it.
+    const view = (this.board.closest("#board-area") ?? this.board).getBoundingClientRect();
+    m.el.hidden = left + w <= view.left || left >= view.right || top + h <= view.top || top >= view.bottom;
+    m.el.style.left = `${left}px`;
+    m.el.style.top = `${top}px`;
     m.el.style.width = `${w}px`;
     m.el.style.height = `${h}px`;
   }
