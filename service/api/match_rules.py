@@ -72,10 +72,10 @@ def can_start(state: MatchState, player_id: str) -> None:
         raise ApiError(409, "not_started", "a match starts with at least 2 seats taken")
 
 
-def begin(state: MatchState, game_ids: list[str], bbbv: int, now: int, *,
+def begin(state: MatchState, game_ids: list[str], bbbv: int, starts: int, *,
           rated: bool) -> Changed:
-    """The countdown: the boards are made, and play starts ``COUNTDOWN_MS`` from now."""
-    starts = now + COUNTDOWN_MS
+    """The countdown: the boards are made, and play starts at ``starts``, the instant
+    every seat's game clock was given."""
     seats = tuple(
         _replace(seat, status="playing", bbbv=bbbv, game_id=game_ids[i % len(game_ids)])
         for i, seat in enumerate(state.seats)
