@@ -118,6 +118,9 @@ async def get_game(request: Request) -> Response:
 async def reset_game(request: Request) -> Response:
     """A new game with the old one's settings; the old one names it from now on."""
     game_id, record = await load_authorised(request)
+    if record.match_id is not None:
+        # A new board for one seat would take it out of the race it is in.
+        raise ApiError(409, "match_started", "a match's game is not reset")
     b = backends.of(request)
     old = record.game
     settings = engine.Settings(old.width, old.height, old.mines, old.preset)

@@ -183,7 +183,7 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
     ("post", "/games/{game_id}/resume"): (None, {"200": "Diff"}, CHANGE_ERRORS),
     ("post", "/games/{game_id}/hint"): (None, {"200": "Hint"}, CHANGE_ERRORS),
     ("post", "/games/{game_id}/reset"): (
-        None, {"201": "CreatedGame"}, {"401", "403", "404", "429", "503"}
+        None, {"201": "CreatedGame"}, {"401", "403", "404", "409", "429", "503"}
     ),
     ("get", "/games/{game_id}/replay"): (None, {"200": "Replay"}, {"404", "409", "429", "503"}),
     ("get", "/leaderboards/{preset}"): (None, {"200": "Leaderboard"}, {"404", "422", "429", "503"}),

@@ -64,6 +64,8 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
     one, two = seats_of([a, b], [alice, bob], match["id"])
     early = one.move("reveal", 0, 0, expect=409)
     assert early["code"] == "not_started"
+    reset = call(a, "POST", f"/games/{one.game_id}/reset", alice, expect=409)
+    assert reset["code"] == "match_started"
     assert mines_of(store, one.game_id) == mines_of(store, two.game_id)
     assert a.view(one.game_id)["board"] == b.view(two.game_id)["board"]
 
@@ -88,6 +90,12 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
     assert None not in game_ids
     layouts = replay_layouts(b, game_ids)
     assert layouts[0] == layouts[1]
+    # Every seat's game clock started at the match's published start, and a seat's time
+    # is its game's time with 5 s a penalty.
+    for seat in end["seats"]:
+        game = b.view(seat["game_id"])
+        assert game["started_at"] == end["starts_at"]
+        assert seat["time_ms"] == game["elapsed_ms"] + 5000 * seat["penalties"]
 
     winner, loser = order[0], order[1]
     assert winner["rating_after"] > winner["rating_before"]
