@@ -72,12 +72,14 @@ def can_start(state: MatchState, player_id: str) -> None:
         raise ApiError(409, "not_started", "a match starts with at least 2 seats taken")
 
 
-def begin(state: MatchState, game_ids: list[str], bbbv: int, starts: int, *,
+def begin(state: MatchState, game_ids: list[str], board: engine.Game, starts: int, *,
           rated: bool) -> Changed:
-    """The countdown: the boards are made, and play starts at ``starts``, the instant
-    every seat's game clock was given."""
+    """The countdown: the boards are made (``board`` as every seat finds it, its start
+    opened), and play starts at ``starts``, the instant every seat's game clock was given."""
+    bbbv, done = board.bbbv, engine.bbbv_done(board)
     seats = tuple(
-        _replace(seat, status="playing", bbbv=bbbv, game_id=game_ids[i % len(game_ids)])
+        _replace(seat, status="playing", bbbv=bbbv, bbbv_done=done,
+                 game_id=game_ids[i % len(game_ids)])
         for i, seat in enumerate(state.seats)
     )
     return _moved(

@@ -148,9 +148,9 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
         elif state.status != "waiting" or len(state.seats) < 2:
             return None
         starts = now + match_rules.COUNTDOWN_MS
-        game_ids, bbbv = await _make_boards(b, state, now, starts)
+        game_ids, board = await _make_boards(b, state, now, starts)
         together = ratings.rated_together([s.bot for s in state.seats])
-        return match_rules.begin(state, game_ids, bbbv, starts, rated=state.rated and together)
+        return match_rules.begin(state, game_ids, board, starts, rated=state.rated and together)
 
     _, new = await change_match(b, match_id, step)
     return new
@@ -158,7 +158,7 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
 
 async def _make_boards(
     b: Backends, state: MatchState, now: int, starts: int
-) -> tuple[list[str], int]:
+) -> tuple[list[str], engine.Game]:
     """The boards of a starting match: one seed and its start cell opened for every seat
     (a race's copies, each its player's), or the one co-op game every seat may move on."""
     settings = engine.Settings(state.width, state.height, state.mines, state.preset)
@@ -187,7 +187,7 @@ async def _make_boards(
         coop = tuple((o.player_id, o.token_hash) for o in owners)
         link = MatchLink(state.id, -1, starts, ends, coop)
         await b.games.create(game_id, game, nobody, None, opened=opened, match=link)
-        return [game_id], game.bbbv
+        return [game_id], game
     game_ids = [secrets.token_hex(16) for _ in owners]
     await asyncio.gather(*(
         b.games.create(
@@ -195,7 +195,7 @@ async def _make_boards(
         )
         for i, (gid, owner) in enumerate(zip(game_ids, owners, strict=True))
     ))
-    return game_ids, game.bbbv
+    return game_ids, game
 
 
 # ---- the endpoints -------------------------------------------------------------------------

@@ -61,6 +61,9 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
     view = call(a, "GET", f"/matches/{match['id']}")
     assert view["status"] == "countdown" and view["starts_at"] is not None
     assert all(s["game_id"] is None for s in view["seats"]), "a spectator sees no game id"
+    # The opened start counts in every seat's progress from the countdown on.
+    assert len({s["progress"]["bbbv_done"] for s in view["seats"]}) == 1
+    assert view["seats"][0]["progress"]["bbbv_done"] >= 1
     one, two = seats_of([a, b], [alice, bob], match["id"])
     early = one.move("reveal", 0, 0, expect=409)
     assert early["code"] == "not_started"
