@@ -67,7 +67,12 @@ const board = new Board({
   chord: (i) => moves.chord(i),
   pressing: (active) => panel.pressing(active),
 }, { onZoom: (cell) => screen.zoomed(cell) });
-const screen = new Screen({ api, clock, prefs, board, notices, onShown: (c) => setRoute(c) });
+const screen = new Screen({
+  api, clock, prefs, board, notices,
+  onShown: (c) => setRoute(c),
+  // The room is made below; moves only come once a game is on screen.
+  onMoved: (c, diff, count) => room.moved(c, diff, count),
+});
 moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));
 const leaderboards = new Leaderboards($("leaders-dialog"), {

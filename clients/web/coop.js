@@ -2,7 +2,8 @@
 // the match socket, throttled, only when the cell changes), and each teammate's pointer
 // is drawn over the board as a labelled marker on their cell. Markers are placed from the
 // board element's box and the game's size, so they follow scrolling and any way the
-// cells are drawn; a marker fades once its teammate stops pointing.
+// cells are drawn; a marker fades once its teammate stops pointing. A teammate's move
+// puts their marker on the cell they played, saying what it did ("opened 12").
 
 import { cellAt, Throttle } from "./match.js";
 
@@ -65,25 +66,40 @@ export class CoopCursors {
   }
 
   /** A teammate's pointer arrived. */
-  show({ by, x, y }) {
+  show({ by, x, y }, did = "") {
     if (!this.gameId) return;
     let m = this.marks.get(by);
     if (!m) {
       const el = document.createElement("div");
       el.className = `coop-cursor c${this.marks.size % COLOURS}`;
       el.dataset.player = by;
-      el.append(Object.assign(document.createElement("span"), { className: "coop-name", textContent: this.nameOf(by) }));
+      const name = Object.assign(document.createElement("span"), { className: "coop-name" });
+      name.append(this.nameOf(by), Object.assign(document.createElement("span"), { className: "coop-did" }));
+      el.append(name);
       this.layer.append(el);
       m = { el, x, y, timer: 0 };
       this.marks.set(by, m);
     }
+    // The pointer resting on the cell just played keeps saying what the move did, in
+    // whichever order the move and the pointer arrive.
+    if (did || m.x !== x || m.y !== y) m.el.querySelector(".coop-did").textContent = did ? `: ${did}` : "";
     Object.assign(m, { x, y });
     m.el.dataset.x = String(x);
     m.el.dataset.y = String(y);
     m.el.classList.remove("stale");
     clearTimeout(m.timer);
-    m.timer = setTimeout(() => m.el.classList.add("stale"), STALE_MS);
+    m.timer = setTimeout(() => {
+      m.el.classList.add("stale");
+      m.el.querySelector(".coop-did").textContent = "";
+    }, STALE_MS);
     this.place(m);
+  }
+
+  /** A teammate's move (a diff with `by`) that changed `count` cells. */
+  moved(diff, count) {
+    const move = diff.move;
+    if (!move || move.x == null || !diff.by) return; // a pause names no cell
+    this.show({ by: diff.by, x: move.x, y: move.y }, didWords(move.action, count));
   }
 
   placeAll() {
@@ -109,4 +125,11 @@ export class CoopCursors {
     m.el.style.width = `${w}px`;
     m.el.style.height = `${h}px`;
   }
+}
+
+/** What a teammate's move did, in a few words. */
+export function didWords(action, count) {
+  if (action === "flag") return "marked";
+  if (!count) return "no change";
+  return `opened ${count} cell${count === 1 ? "" : "s"}`;
 }

@@ -58,6 +58,11 @@ export class Room {
     return this.id != null;
   }
 
+  /** A move on the game on screen by the co-op teammate `diff.by`: shown at its cell. */
+  moved(c, diff, count) {
+    if (this.holds(c.id) && diff.by !== this.me.id) this.cursors.moved(diff, count);
+  }
+
   /** Whether game `id` is this match's board (its address stays the match's). */
   holds(id) {
     return this.active && this.gameShown === id;

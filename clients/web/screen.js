@@ -28,15 +28,18 @@ const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available"
 export class Screen {
   /**
    * `onShown(c)`: a game was put on screen (the page keeps its address).
+   * `onMoved(c, diff, count)`: a co-op teammate's move (its diff names them in `by`)
+   * changed `count` cells of the game on screen.
    * The parts that show a game (panel, hints, pause, result) are given with `attach`.
    */
-  constructor({ api, clock, prefs, board, notices, onShown }) {
+  constructor({ api, clock, prefs, board, notices, onShown, onMoved = () => {} }) {
     this.api = api;
     this.clock = clock;
     this.prefs = prefs;
     this.board = board;
     this.notices = notices;
     this.onShown = onShown;
+    this.onMoved = onMoved;
     this.current = null;
     this.opening = 0;
     this.room = null; // the room the board was last fitted to
@@ -265,6 +268,7 @@ export class Screen {
     this.pause.afterChange(c, change.before);
     this.render();
     if (!change.before.finished && c.game.finished) this.result.finished(c, { fresh: true });
+    if (change.diff && change.diff.by) this.onMoved(c, change.diff, change.changed.length);
   }
 
   /** The game's feed says how many hints the player has used. */

@@ -210,6 +210,12 @@ def test_coop_moves_and_cursors_reach_the_teammate(
     one.cell(x, y).click()
     expect(two.cell(x, y)).not_to_have_attribute("data-state", "#")
     assert one.state(x, y) == two.state(x, y)
+    # Two sees who played it: one's marker on that cell, saying what the move opened.
+    played = two.page.locator(".coop-cursor")
+    in_view(played)
+    expect(played).to_contain_text(re.compile(f"^{re.escape(name_one)}: opened \\d+ cells?$"))
+    expect(played).to_have_attribute("data-x", str(x))
+    expect(played).to_have_attribute("data-y", str(y))
 
     # One's pointer is drawn on the other's board, on its cell, with one's name.
     one.cell(4, 4).hover()
