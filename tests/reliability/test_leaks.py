@@ -115,7 +115,9 @@ async def test_sockets_leave_nothing_behind(
         seen.append(usage(service, redis_server.port))
     figures.append(f"socket churn, {ROUNDS} rounds of 160: " + " -> ".join(
         f"{u['fds']} fds/{u['rss_mb']} MB" for u in seen))
-    first, last = seen[0], seen[-1]
+    # The first round grows Redis's connection pools to the churn's peak concurrency; a
+    # leak goes on growing round after round.
+    first, last = seen[min(1, len(seen) - 1)], seen[-1]
     assert last["fds"] <= first["fds"] + 3, seen
     assert last["redis_sockets"] <= first["redis_sockets"] + 2, seen
     assert last["rss_mb"] <= first["rss_mb"] + 16, seen
