@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Per operation and phase; CONTRACT_MAX_EXAMPLES=500 searches harder (and takes minutes).
 MAX_EXAMPLES = int(os.environ.get("CONTRACT_MAX_EXAMPLES", "30"))
+# One seed, so that a run's stateful walk (which links it follows from which answers) is
+# the same on every machine; CONTRACT_SEED searches elsewhere.
+SEED = int(os.environ.get("CONTRACT_SEED", "1"))
 # Plain requests to the WebSocket addresses are refused (404, as documented): no request
 # to them is accepted. test_live_messages.py covers the sockets.
 SOCKETS = [
@@ -49,7 +52,7 @@ def run(contract_server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[
         sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "--no-color",
         "run", "--url", contract_server, f"{contract_server}/openapi.yaml",
         "--checks", "all", "--phases", "examples,coverage,fuzzing,stateful",
-        "--max-examples", str(MAX_EXAMPLES), "--workers", "1",
+        "--max-examples", str(MAX_EXAMPLES), "--workers", "1", "--seed", str(SEED),
         "--report", "json", "--report-json-path", str(report),
     ]
     # cwd: the hooks (tests.contract.hooks) and the service import from this tree.
