@@ -83,6 +83,9 @@ def check_frame(s: Screen, board_rows: int, watching: bool = False) -> list[str]
     """What every screen keeps: the title on top, the keys last and whole, no line wider
     than the terminal (none wrapped), nothing blank between the board's ``board_rows``
     lines and the keys."""
+    # A frame arrives in pieces: read on until its last line, the keys, is drawn.
+    keys = help_line(s.columns - 1, watching)
+    s.wait(lambda rows: keys in rows, "the keys")
     rows = used(s.rows)
     assert rows[0].startswith("Minesweeper"), rows
     assert rows[1].startswith("mines"), rows
