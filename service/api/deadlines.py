@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 
-from ..store import MatchNotFound, MatchState
+from ..store import MatchNotFound, MatchState, StoreUnavailable
 from . import match_rules, ratings
 from .backends import Backends
 from .match_rules import Changed
@@ -46,12 +46,23 @@ async def tick(b: Backends, match_id: str) -> None:
 
 async def run(b: Backends) -> None:
     """Poll for due matches until cancelled."""
+    outage = False
     while True:
         try:
             for match_id in await b.matches.due(now_ms(), LEASE_MS):
                 await tick(b, match_id)
+            if outage:
+                log.info("match deadlines: Redis answers again")
+                outage = False
         except asyncio.CancelledError:
             raise
+        except StoreUnavailable as exc:
+            # An outage is the operator's news once, not a traceback a second; the
+            # deadlines wait in Redis and are acted on as soon as it answers again.
+            if not outage:
+                log.warning("match deadlines wait for Redis: %s", exc)
+                outage = True
+            await asyncio.sleep(1)
         except Exception:  # the poller must outlive any one failure
             log.exception("match deadlines")
             await asyncio.sleep(1)
