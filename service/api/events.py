@@ -20,9 +20,9 @@ from ..store import GameStore, Record, Resync, Subscription, keys
 from . import backends, moves, views
 from .auth import authorise, hash_token
 from .backends import Backends
-from .problems import ApiError, api_error_of, problem
+from .problems import ApiError
 from .requests import now_ms
-from .sockets import Socket, as_text, counted, served, until_one_ends
+from .sockets import Feed, as_text, counted, serve_feed
 
 
 class _Head(msgspec.Struct):
@@ -50,7 +50,7 @@ class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
     diff: msgspec.Raw
 
 
-class Session(Socket):
+class Session(Feed):
     """One socket: a writer that forwards live diffs, a reader that takes moves, and a
     keeper that sends heartbeats while it is quiet and ends it when a send hangs."""
 
@@ -120,18 +120,7 @@ class Session(Socket):
 
     async def receive(self) -> None:
         # Answers come after the snapshot or replay.
-        await self.live.wait()
-        while True:
-            text = await self.receive_text()
-            request_id = None
-            try:
-                message = wire.decode(_client_messages, text)
-                request_id = getattr(message, "id", None)
-                await self.handle(message)
-            except Exception as exc:
-                err = api_error_of(exc)
-                out = wire.Error(id=request_id, problem=problem(err.status, err.code, err.detail))
-                await self.send(as_text(out))
+        await self.answer(_client_messages, self.handle)
 
     async def handle(self, message: Any) -> None:
         if isinstance(message, wire.Auth):
@@ -157,25 +146,6 @@ async def events(ws: WebSocket) -> None:
     b = backends.of(ws)
     async with counted(ws, b) as admitted:
         if admitted:
-            await _serve(ws, ws.path_params["game_id"], b)
-
-
-async def _serve(ws: WebSocket, game_id: str, b: Backends) -> None:
-    await ws.accept()
-    session = Session(ws, game_id, b)
-    async with served(session, "too slow: reconnect with ?since"):
-        await session.admit()
-        since = since_of(ws.query_params.get("since"))
-        async with b.events.subscribe(keys.channel(game_id), _head.decode) as sub:
-            await until_one_ends(
-                session.forward(sub, since), session.receive(), session.keep_alive()
-            )
-
-
-def since_of(raw: str | None) -> int | None:
-    """The version in a socket's `?since=`, if given: a game's socket and a match's."""
-    if raw is None:
-        return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
-        raise ApiError(422, "invalid_request", "since takes a version number")
-    return int(raw)
+            game_id = ws.path_params["game_id"]
+            feed = Session(ws, game_id, b)
+            await serve_feed(feed, keys.channel(game_id), _head.decode)

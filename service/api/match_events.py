@@ -20,10 +20,9 @@ from ..store import MatchState, Resync, Subscription, keys
 from . import backends, match_rules, views
 from .auth import player_of_token
 from .backends import Backends
-from .events import since_of
-from .problems import ApiError, api_error_of, problem
+from .problems import ApiError
 from .requests import now_ms
-from .sockets import Socket, as_text, counted, served, until_one_ends
+from .sockets import Feed, as_text, counted, serve_feed
 
 CURSOR_INTERVAL = 0.1
 
@@ -40,7 +39,7 @@ class _Head(msgspec.Struct):
 _head = msgspec.json.Decoder(_Head)
 
 
-class MatchSession(Socket):
+class MatchSession(Feed):
     def __init__(self, ws: WebSocket, match_id: str, b: Backends) -> None:
         super().__init__(ws, b)
         self.match_id = match_id
@@ -130,15 +129,7 @@ class MatchSession(Socket):
 
     async def receive(self) -> None:
         # Answers come after the match itself.
-        await self.live.wait()
-        while True:
-            text = await self.receive_text()
-            try:
-                await self.handle(wire.decode(_client, text))
-            except Exception as exc:
-                err = api_error_of(exc)
-                out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
-                await self.send(as_text(out))
+        await self.answer(_client, self.handle)
 
     async def handle(self, message: wire.Auth | wire.CursorMessage) -> None:
         if isinstance(message, wire.Auth):
@@ -170,16 +161,6 @@ async def match_events(ws: WebSocket) -> None:
     b = backends.of(ws)
     async with counted(ws, b) as admitted:
         if admitted:
-            await _serve(ws, ws.path_params["match_id"], b)
-
-
-async def _serve(ws: WebSocket, match_id: str, b: Backends) -> None:
-    await ws.accept()
-    session = MatchSession(ws, match_id, b)
-    async with served(session, "too slow: reconnect with ?since"):
-        await session.admit()
-        since = since_of(ws.query_params.get("since"))
-        async with b.events.subscribe(keys.match_channel(match_id), _head.decode) as sub:
-            await until_one_ends(
-                session.forward(sub, since), session.receive(), session.keep_alive()
-            )
+            match_id = ws.path_params["match_id"]
+            feed = MatchSession(ws, match_id, b)
+            await serve_feed(feed, keys.match_channel(match_id), _head.decode)

@@ -1,8 +1,9 @@
 """What every WebSocket of the service shares: sending one message at a time, a keeper
 that sends heartbeats and ends a socket whose send hangs, a bound on what a client may
 send, the rate limits and the failed-auth budget, a cap on the sockets of one address,
-and closing cleanly. The game socket (``events.py``) and the player socket
-(``player_events.py``) are built on it."""
+and closing cleanly. The game socket (``events.py``), the match socket
+(``match_events.py``) and the player socket (``player_events.py``) are built on it; the
+first two are feeds of a channel, resumable with ``?since``."""
 
 from __future__ import annotations
 
@@ -11,15 +12,16 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
+import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import metrics, wire
 from ..store import Message, Resync, Subscription
 from .backends import Backends
-from .problems import api_error_of, problem
+from .problems import ApiError, api_error_of, problem
 from .requests import client_address
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,8 @@ POLICY_VIOLATION = 1008
 NOT_FOUND = 4404
 MESSAGE_RATE = 20.0
 MESSAGE_BURST = 40.0
+
+M = TypeVar("M")
 
 # Open sockets per client address in this process.
 _open: collections.Counter[str] = collections.Counter()
@@ -134,6 +138,25 @@ class Socket:
         text: str | bytes = frame.get("text") or frame.get("bytes") or b""
         return text
 
+    async def answer(
+        self, decoder: msgspec.json.Decoder[M], handle: Callable[[M], Awaitable[None]]
+    ) -> None:
+        """Handle what the client sends, once its first message is out; a message that
+        is refused is answered with an ``error`` carrying the message's ``id``, and the
+        socket stays open."""
+        await self.live.wait()
+        while True:
+            text = await self.receive_text()
+            message = None
+            try:
+                message = wire.decode(decoder, text)
+                await handle(message)
+            except Exception as exc:
+                err = api_error_of(exc)
+                request_id = getattr(message, "id", None)
+                out = wire.Error(id=request_id, problem=problem(err.status, err.code, err.detail))
+                await self.send(as_text(out))
+
     async def admit(self) -> None:
         """Take what any HTTP request from this address takes: a socket is no way around
         the rate limits, nor around the budget for failed tokens and unknown ids."""
@@ -194,6 +217,38 @@ async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
         with contextlib.suppress(Exception):
             await socket.send_within(as_text(out))
             await ws.close(NOT_FOUND if err.code == "not_found" else POLICY_VIOLATION, err.code)
+
+
+class Feed(Socket):
+    """A socket that forwards a channel's messages (a game's diffs, a match's updates)
+    from ``since`` on, and answers what its client sends."""
+
+    async def forward(self, sub: Subscription[Any], since: int | None) -> None:
+        raise NotImplementedError
+
+    async def receive(self) -> None:
+        raise NotImplementedError
+
+
+async def serve_feed(feed: Feed, channel: str, head: Callable[[bytes], Any]) -> None:
+    """Accept the socket, admit it, subscribe to ``channel`` (its messages read with
+    ``head``) and run the feed's forwarding, answering and heartbeats until one ends."""
+    ws = feed.ws
+    await ws.accept()
+    async with served(feed, "too slow: reconnect with ?since"):
+        await feed.admit()
+        since = since_of(ws.query_params.get("since"))
+        async with feed.backends.events.subscribe(channel, head) as sub:
+            await until_one_ends(feed.forward(sub, since), feed.receive(), feed.keep_alive())
+
+
+def since_of(raw: str | None) -> int | None:
+    """The version in a socket's ``?since=``, if given."""
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
+        raise ApiError(422, "invalid_request", "since takes a version number")
+    return int(raw)
 
 
 async def until_one_ends(*work: Coroutine[Any, Any, None]) -> None:
