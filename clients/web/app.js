@@ -347,7 +347,7 @@ function wire() {
     if (key === "F2") {
       e.preventDefault();
       again();
-    } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play") {
+    } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play" && !c.match) {
       e.preventDefault();
       if (key === "p") screen.pause.toggle();
       else screen.hints.ask();

@@ -42,7 +42,9 @@ export function minPlayableCell() {
 
 /**
  * The room for a board area: as wide as the page allows, as tall as the window allows
- * with everything else of `section` (above and below the area) still in view.
+ * with everything else of `section` (above and below the area) still in view. `tallest`:
+ * the most it can take with the frame's counters above it and the rest of `section` below
+ * it (zoom bar, controls) in the window, once the page is scrolled to its frame.
  */
 export function roomFor(area, section) {
   const sum = (el, ...sides) => {
@@ -58,9 +60,12 @@ export function roomFor(area, section) {
   const areaBox = area.getBoundingClientRect();
   const top = areaBox.top + scrollY;
   const below = section.getBoundingClientRect().bottom - areaBox.bottom + sum(main, "paddingBottom");
+  const windowHeight = document.documentElement.clientHeight;
+  const counters = areaBox.top - frame.getBoundingClientRect().top;
   return {
     width: Math.max(60, Math.min(mainWidth, 1600) - chromeX),
-    height: Math.max(90, document.documentElement.clientHeight - top - below - chromeY),
+    height: Math.max(90, windowHeight - top - below - chromeY),
+    tallest: Math.max(90, windowHeight - counters - below - chromeY),
   };
 }
 
@@ -183,8 +188,12 @@ export class BoardView {
     const bar = this.scrollbar;
     const bw = this.width * this.cell;
     const bh = this.height * this.cell;
+    // A board fitted to the room whose smallest playable cells still leave it too tall for
+    // what the page shows above it is shown whole when it fits `tallest`: the page scrolls
+    // to it, rather than the board inside a slot.
+    const whole = this.preferred == null && bw <= room.width && bh <= (room.tallest ?? 0);
     let w = Math.min(bw, room.width);
-    let h = Math.min(bh, room.height);
+    let h = whole ? bh : Math.min(bh, room.height);
     if (bw > w && h + bar <= room.height) h = Math.min(h + bar, room.height);
     if (bh > h && w + bar <= room.width) w = Math.min(w + bar, room.width);
     const s = this.els.scroller.style;

@@ -164,7 +164,7 @@ export class Hints {
   /** The Hint button: for the player, while the game runs. */
   render(c) {
     const b = this.els.button;
-    const playing = Boolean(c && c.mode === "play");
+    const playing = Boolean(c && c.mode === "play" && !c.match);
     b.hidden = !playing;
     if (!playing) return;
     const asking = this.asking === c;

@@ -94,7 +94,7 @@ export class Pause {
     e.grid.inert = covered;
     e.text.textContent = watching ? TEXT.watch : TEXT.play;
     e.resume.hidden = watching;
-    const playing = Boolean(c && c.mode === "play");
+    const playing = Boolean(c && c.mode === "play" && !c.match);
     e.button.hidden = !playing;
     if (!playing) return;
     const g = c.game;

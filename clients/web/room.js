@@ -168,7 +168,7 @@ export class Room {
     const token = st.play ? await this.me.token() : null;
     if (token) tokens.set(st.gameId, token); // a match's game takes its seat's player token
     if (this.gameShown !== st.gameId) return;
-    await this.screen.open(st.gameId, token ? "play" : "watch");
+    await this.screen.open(st.gameId, token ? "play" : "watch", { match: true });
     this.cursors.follow(v.mode === "coop" && st.play ? st.gameId : null);
   }
 
@@ -337,8 +337,12 @@ export class Room {
     } else if (this.ticker) {
       clearInterval(this.ticker);
       this.ticker = 0;
-      // The board was out of the page during the countdown: it is fitted to its room now.
-      if (shown === "playing") this.screen.fit({ force: true });
+      // The board was out of the page during the countdown: it is fitted to its room now,
+      // and brought into the window if the seats above pushed it out (on a phone).
+      if (shown === "playing") {
+        this.screen.fit({ force: true });
+        this.screen.bringIntoView();
+      }
     }
   }
 }

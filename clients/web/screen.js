@@ -71,7 +71,7 @@ export class Screen {
   // ---- opening games ---------------------------------------------------------------------
 
   /** Open game `id` to play or watch; true once it is on screen. */
-  async open(id, mode, { unfinishedOnly = false } = {}) {
+  async open(id, mode, { unfinishedOnly = false, match = false } = {}) {
     const gen = ++this.opening;
     let view;
     try {
@@ -94,7 +94,7 @@ export class Screen {
     }
     if (gen !== this.opening) return false;
     if (unfinishedOnly && new Game(view).finished) return false;
-    this.show(view, mode === "play" ? tokens.get(id) : null);
+    this.show(view, mode === "play" ? tokens.get(id) : null, { match });
     return true;
   }
 
@@ -204,13 +204,14 @@ export class Screen {
   }
 
   /** Put a game view on screen, played with `token` or watched without one. */
-  show(view, token) {
+  show(view, token, { match = false } = {}) {
     this.stop();
     this.clock.sampleText(view.server_time);
     const game = new Game(view);
+    // `match`: a match's board, played against the clock, with no hints and no pause.
     const c = {
       id: view.id, game, mode: token ? "play" : "watch", token, session: null,
-      conn: "connecting", resetting: false,
+      conn: "connecting", resetting: false, match,
     };
     this.current = c;
     // What was said about another game is not about this one.
@@ -344,13 +345,29 @@ export class Screen {
   fit({ force = false, keep = true } = {}) {
     const c = this.current;
     if (!c || !this.visible) return;
+    const inMatch = document.getElementById("match")?.hidden === false;
     const room = roomFor(this.els.area, this.els.game);
+    // A match's seats above the board may leave it little room on a phone: its board may
+    // take the window's height (the page scrolls to it) when it fits there whole.
+    if (!inMatch) room.tallest = 0;
     const last = this.room;
     if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
     this.room = room;
-    // A finished game is only looked at: smaller cells may show all of it beside the result.
-    const least = c.game.finished ? MIN_END_CELL : undefined;
+    // A finished game is only looked at: smaller cells may show all of it beside the result
+    // (a match's board keeps its size: the match's own result is above it).
+    const least = c.game.finished && !inMatch ? MIN_END_CELL : undefined;
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
+  }
+
+  /**
+   * Scroll the page to the board when it or the controls under it are out of the window
+   * (what is above it, such as a match's seats, may leave it too little room).
+   */
+  bringIntoView() {
+    const below = this.els.game.querySelector(".controls") ?? this.els.area;
+    if (below.getBoundingClientRect().bottom > document.documentElement.clientHeight) {
+      this.els.frame.scrollIntoView({ block: "start" });
+    }
   }
 
   /**

@@ -151,6 +151,9 @@ def test_two_pages_race_a_private_match_to_the_end(
             )
 
     for m, me in ((one, name_one), (two, name_two)):
+        # Neither hints nor a pause in a race.
+        expect(m.page.locator("#hint")).to_be_hidden()
+        expect(m.page.locator("#pause")).to_be_hidden()
         table = m.page.get_by_role("table", name="Result")
         in_view(table)
         rows = table.locator("tbody tr")
@@ -168,6 +171,11 @@ def test_two_pages_race_a_private_match_to_the_end(
         expect(table.locator("tbody tr", has_text=name_one).locator("td").nth(2)).to_have_text("0")
         expect(table.get_by_role("link", name=re.compile("^Replay of"))).to_have_count(2)
 
+    for m in (one, two):
+        # The board beside the match's result keeps cells a mouse can hit, whole.
+        expect(m.page.locator("#board-area")).to_have_attribute("data-more", "")
+        box = m.cell(0, 0).bounding_box()
+        assert box and box["width"] >= 22, box
     ARTIFACTS.mkdir(exist_ok=True)
     one.page.screenshot(path=str(ARTIFACTS / "match-result.png"), full_page=True)
     # "Play again" after the match: a game of one's own, the match's page left.
@@ -270,6 +278,18 @@ def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: Ne
             # Nothing of the match's page reaches past the phone's width.
             page_width = m.page.evaluate("document.documentElement.scrollWidth")
             assert page_width <= PHONE["viewport"]["width"]
+        for m in pages:
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            # Under the seats, the whole board is in the window with the controls under
+            # it (the page scrolled to it): no panning a board that fits the phone.
+            w, h = m.size()
+            for x, y in ((0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)):
+                in_view(m.cell(x, y))
+            in_view(m.page.locator("#flag-mode"))
+            expect(m.page.locator("#board-area")).to_have_attribute("data-more", "")
+            # A race has no hints and no pause.
+            expect(m.page.locator("#hint")).to_be_hidden()
+            expect(m.page.locator("#pause")).to_be_hidden()
         ARTIFACTS.mkdir(exist_ok=True)
         pages[1].page.screenshot(path=str(ARTIFACTS / "match-race-phone.png"))
         # A tap plays on the phone.
