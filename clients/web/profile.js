@@ -53,14 +53,19 @@ export function totals(stats) {
   return { played, won };
 }
 
-/** One line of the recent list, for a game (or, later, a match) of the player's. */
+/**
+ * One line of the recent list, for a game or a match of the player's: a game opens its
+ * replay, a match its page (the result table, with every seat's replay).
+ */
 export function recentWords(r) {
+  const match = r.kind === "match";
   const outcome = r.result === "won" ? "Won" : "Lost";
   const board = r.preset ? boardLabel(r.preset, r.no_guess) : r.no_guess ? "Custom, no guessing" : "Custom";
-  const parts = [r.daily ? `${board}, daily ${r.daily}` : board, formatTime(r.elapsed_ms)];
+  const where = r.daily ? `${board}, daily ${r.daily}` : match ? `Match, ${board.toLowerCase()}` : board;
+  const parts = [where, formatTime(r.elapsed_ms)];
   if (r.result === "won" && r.bbbv_per_second != null) parts.push(`${r.bbbv_per_second.toFixed(2)} 3BV/s`);
   if (r.assisted) parts.push("assisted");
-  return { outcome, detail: parts.join(" · "), replayable: r.kind === "game" };
+  return { outcome, detail: parts.join(" · "), replayable: r.kind === "game", match };
 }
 
 /** The ratings, one line each (there are none before the first rated match). */
@@ -245,6 +250,10 @@ export class ProfilePage {
       b.setAttribute("aria-label", `Replay: ${words.outcome.toLowerCase()}, ${words.detail}, ${when}`);
       b.addEventListener("click", () => this.onReplay(r.id));
       li.append(b);
+    } else if (words.match) {
+      const a = el("a", { href: `#/match/${r.id}` }, "Result");
+      a.setAttribute("aria-label", `Result of the match: ${words.outcome.toLowerCase()}, ${words.detail}, ${when}`);
+      li.append(a);
     }
     return li;
   }

@@ -147,6 +147,13 @@ def test_race_against_an_sdk_opponent(
         assert end.status == "finished"
         places = {s.player.name: s.place for s in end.seats}
         assert places == {name: 1, bob.player.name: 2}
+    # The profile shows the race rating and the match first among the last games.
+    done = subprocess.run([*command(), "profile", "--url", one], env=cli_env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^rating \(race\): \d+ \+/- \d+, 1 game$", done.stdout, re.M), done.stdout
+    last = done.stdout.split("last games:\n", 1)[1].splitlines()[0]
+    assert re.search(rf"won .* match, beginner no-guess  {match_id}$", last), last
 
 
 def test_ctrl_c_while_waiting_cancels_the_seek(

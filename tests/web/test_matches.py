@@ -189,6 +189,17 @@ def test_two_pages_race_a_private_match_to_the_end(
     in_view(two.page.locator("#replay"))
     expect(two.page.locator("#match")).to_be_hidden()
 
+    # The profile shows the race rating and the match among the recent games, opening its result.
+    one.page.locator("#player-button").click()
+    rating = re.compile(r"^Race: \d+ ± \d+ \(1 game\)$")
+    in_view(one.page.locator("#profile-ratings", has_text=rating))
+    entry = one.page.locator("#profile-recent li").first
+    in_view(entry)
+    expect(entry).to_contain_text("Match, beginner, no guessing")
+    entry.get_by_role("link", name=re.compile("^Result of the match")).click()
+    expect(one.page).to_have_url(MATCH_URL)
+    in_view(one.page.get_by_role("table", name="Result"))
+
 
 def test_coop_moves_and_cursors_reach_the_teammate(
     contexts: list[BrowserContext], new_ms: NewPage

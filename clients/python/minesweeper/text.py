@@ -252,13 +252,15 @@ def profile_lines(player: PlayerView) -> list[str]:
         lines.append(_board_stats(preset, stats.classic))
         lines.append(_board_stats(f"{preset} no-guess", stats.no_guess))
     for mode, rating in player.ratings.items():
-        lines.append(f"rating ({mode}): {rating.rating:.0f} +/- {rating.deviation:.0f}, "
-                     f"{rating.games} games")
+        games = f"{rating.games} game{'' if rating.games == 1 else 's'}"
+        lines.append(f"rating ({mode}): {rating.rating:.0f} +/- {rating.deviation:.0f}, {games}")
     if not player.recent:
         return [*lines, "no finished games yet"]
     lines.append("last games:")
     for r in player.recent:
         board: str = r.preset or "custom"
+        if r.kind == "match":
+            board = f"match, {board}"
         if r.no_guess:
             board += " no-guess"
         if r.daily:

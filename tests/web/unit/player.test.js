@@ -142,10 +142,11 @@ describe("the profile", () => {
       id: "1".repeat(32), kind: "game", preset: "expert", no_guess: false, daily: null, result: "won",
       elapsed_ms: 75500, bbbv_per_second: 1.5, assisted: false, ended_at: "2026-11-23T10:00:00.000Z",
     };
-    assert.deepEqual(recentWords(game), { outcome: "Won", detail: "Expert · 1:15.500 · 1.50 3BV/s", replayable: true });
+    assert.deepEqual(recentWords(game), { outcome: "Won", detail: "Expert · 1:15.500 · 1.50 3BV/s", replayable: true, match: false });
     const lost = recentWords({ ...game, preset: null, no_guess: true, result: "lost", elapsed_ms: 3000, assisted: true });
-    assert.deepEqual(lost, { outcome: "Lost", detail: "Custom, no guessing · 3.000 s · assisted", replayable: true });
+    assert.deepEqual(lost, { outcome: "Lost", detail: "Custom, no guessing · 3.000 s · assisted", replayable: true, match: false });
     assert.match(recentWords({ ...game, daily: "2026-11-23", preset: "beginner" }).detail, /^Beginner, daily 2026-11-23/);
-    assert.equal(recentWords({ ...game, kind: "match" }).replayable, false);
+    const match = recentWords({ ...game, kind: "match", preset: "beginner", bbbv_per_second: null });
+    assert.deepEqual(match, { outcome: "Won", detail: "Match, beginner · 1:15.500", replayable: false, match: true });
   });
 });
