@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import random
+import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -276,6 +277,8 @@ class Outcome:
     samples: list[Sample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     error_times: list[float] = field(default_factory=list)
+    # Answers "busy, try again" (503) that the mover retried with the same Idempotency-Key.
+    retried: list[Sample] = field(default_factory=list)
     seconds: float = 0.0
 
     def ok(self) -> list[Sample]:
@@ -302,26 +305,36 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def move_once(http: Http, game: KnownGame, action: str, body: dict[str, int],
-                    out: Outcome, headers: dict[str, str] | None = None) -> Reply:
-    started = time.perf_counter()
-    reply = await http.post_json(f"/games/{game.id}/{action}", body,
-                                 {**game.auth, **(headers or {})})
-    sample = Sample(game.id, reply.status, time.perf_counter() - started,
-                    at=time.monotonic() - (time.perf_counter() - started))
-    if reply.status == 200:
-        diff = reply.json()
-        sample.version, sample.changed = diff["version"], bool(diff["cells"])
-        if sample.changed:
-            sample.body = reply.body
-    elif reply.headers.get("content-type", "").startswith("application/problem+json"):
-        sample.code = reply.json().get("code")
-    out.samples.append(sample)
-    return reply
+                    out: Outcome, headers: dict[str, str] | None = None,
+                    retry_busy: bool = False) -> Reply:
+    """One move, recorded in ``out``. With ``retry_busy``, a 503 (the game's turn did not
+    come in time on an overloaded machine) is sent again with the same Idempotency-Key
+    after its Retry-After, as a careful client does, and recorded in ``out.retried``."""
+    headers = {**game.auth, **(headers or {})}
+    if retry_busy:
+        headers["Idempotency-Key"] = secrets.token_hex(8)
+    while True:
+        started = time.perf_counter()
+        reply = await http.post_json(f"/games/{game.id}/{action}", body, headers)
+        sample = Sample(game.id, reply.status, time.perf_counter() - started,
+                        at=time.monotonic() - (time.perf_counter() - started))
+        if reply.status == 200:
+            diff = reply.json()
+            sample.version, sample.changed = diff["version"], bool(diff["cells"])
+            if sample.changed:
+                sample.body = reply.body
+        elif reply.headers.get("content-type", "").startswith("application/problem+json"):
+            sample.code = reply.json().get("code")
+        if not (retry_busy and reply.status == 503):
+            out.samples.append(sample)
+            return reply
+        out.retried.append(sample)
+        await asyncio.sleep(float(reply.headers.get("retry-after", "1")))
 
 
 async def mover(base_url: str, game: KnownGame, until: float, out: Outcome, seed: int,
                 pace: float = 0.0, stop: asyncio.Event | None = None,
-                timeout: float = 30.0) -> None:
+                timeout: float = 30.0, retry_busy: bool = False) -> None:
     """Move on ``game`` until ``until`` (a monotonic time) or ``stop``; ``pace`` seconds
     between moves. Connection errors are recorded in ``out.errors``, with a short pause."""
     rng = random.Random(seed)
@@ -330,7 +343,7 @@ async def mover(base_url: str, game: KnownGame, until: float, out: Outcome, seed
         while time.monotonic() < until and not (stop and stop.is_set()):
             action, body = pick_move(game, rng)
             try:
-                await move_once(http, game, action, body, out)
+                await move_once(http, game, action, body, out, retry_busy=retry_busy)
             except (OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
                 out.errors.append(type(exc).__name__)
                 out.error_times.append(time.monotonic())
@@ -343,7 +356,8 @@ async def mover(base_url: str, game: KnownGame, until: float, out: Outcome, seed
 
 async def run_load(base_urls: str | list[str], games: list[KnownGame], clients: int,
                    seconds: float, seed: int = 0, pace: float = 0.0,
-                   stop: asyncio.Event | None = None, out: Outcome | None = None) -> Outcome:
+                   stop: asyncio.Event | None = None, out: Outcome | None = None,
+                   retry_busy: bool = False) -> Outcome:
     """``clients`` movers spread round-robin over ``games`` (and over the replicas at
     ``base_urls``) for ``seconds`` or until ``stop`` is set."""
     urls = [base_urls] if isinstance(base_urls, str) else base_urls
@@ -351,7 +365,8 @@ async def run_load(base_urls: str | list[str], games: list[KnownGame], clients: 
     started = time.monotonic()
     until = started + seconds
     await asyncio.gather(*[
-        mover(urls[i % len(urls)], games[i % len(games)], until, out, seed + i, pace, stop)
+        mover(urls[i % len(urls)], games[i % len(games)], until, out, seed + i, pace, stop,
+              retry_busy=retry_busy)
         for i in range(clients)
     ])
     out.seconds = time.monotonic() - started
