@@ -6,6 +6,8 @@ Run from the repository root::
     python -m tests.bench.winrate --games 40000 --preset expert --start zero
     python -m tests.bench.winrate --player hint --games 200   # one best_hint call per move
     python -m tests.bench.winrate --latency 100    # best_hint CPU time on expert views
+    python -m tests.bench.winrate --games 5000 --preset expert --start zero --outcomes a.txt
+    python -m tests.bench.paired a.txt b.txt       # two versions on the same seeds
 
 Each game starts with a first click, then plays every move the hints give: reveal
 a safe cell or the suggested guess (certain mines need no flag to win). Two starts,
@@ -22,7 +24,9 @@ exactly the same games, only faster. ``--player hint`` calls ``best_hint`` on th
 whole view before every move, as the service does.
 
 Games run in parallel on every core; each game's seed is its number, so a run is
-reproducible and a slice of seeds can be replayed. The interval is the Wilson 95 %
+reproducible and a slice of seeds can be replayed. ``--outcomes FILE`` writes each
+game's result, one line a game, for :mod:`tests.bench.paired` to compare two
+versions on the same seeds. The interval is the Wilson 95 %
 score interval. CPU ms per game is measured inside each worker (wall time on a
 shared machine moves with others' load).
 """
@@ -36,6 +40,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from typing import NamedTuple, TextIO
 
 from service import engine
 from service.engine import solver
@@ -80,18 +85,28 @@ def play_auto(settings: engine.Settings, seed: int, start: str) -> tuple[bool, i
     return autoplay.play_out(game)
 
 
-def run_job(job: Job) -> tuple[int, int, int, float]:
-    """(games, wins, guesses, CPU seconds) for a slice of seeds."""
+class Slice(NamedTuple):
+    games: int
+    wins: int
+    guesses: int
+    cpu: float  # seconds
+    outcomes: list[tuple[int, bool, int]]  # (seed, won, guesses) for each game
+
+
+def run_job(job: Job) -> Slice:
+    """A slice of seeds played out."""
     player, preset, start, first, count = job
     settings = PRESETS[preset]
     play = play_hint if player == "hint" else play_auto
     wins = guesses = 0
+    outcomes: list[tuple[int, bool, int]] = []
     t0 = time.process_time()
     for seed in range(first, first + count):
         won, g = play(settings, seed, start)
         wins += won
         guesses += g
-    return count, wins, guesses, time.process_time() - t0
+        outcomes.append((seed, won, g))
+    return Slice(count, wins, guesses, time.process_time() - t0, outcomes)
 
 
 def hint_latency(games: int) -> tuple[list[float], list[float]]:
@@ -153,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="print the running tally every this many games")
     parser.add_argument("--latency", type=int, default=0, metavar="GAMES",
                         help="only time best_hint on the views of this many expert games")
+    parser.add_argument("--outcomes", metavar="FILE",
+                        help="append each game's result to FILE: preset start seed won guesses")
     args = parser.parse_args(argv)
     if args.latency:
         every, guessing = hint_latency(args.latency)
@@ -169,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
           f"load average {load:.2f}", flush=True)
     print(f"{'preset':<13}{'start':<6}{'games':>7}{'won':>7}{'win %':>8}{'95 % interval':>17}"
           f"{'guesses':>9}{'cpu ms':>8}  published")
+    out: TextIO | None = open(args.outcomes, "a") if args.outcomes else None  # noqa: SIM115
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         for preset in presets:
             for start in starts:
@@ -179,10 +197,14 @@ def main(argv: list[str] | None = None) -> int:
                 cpu = 0.0
                 todo = jobs(args.player, preset, start, args.seed, args.games, args.chunk)
                 for got in pool.imap_unordered(run_job, todo):
-                    n += got[0]
-                    wins += got[1]
-                    guesses += got[2]
-                    cpu += got[3]
+                    n += got.games
+                    wins += got.wins
+                    guesses += got.guesses
+                    cpu += got.cpu
+                    if out is not None:
+                        out.writelines(f"{preset} {start} {seed} {int(won)} {g}\n"
+                                       for seed, won, g in got.outcomes)
+                        out.flush()
                     if args.progress and n % args.progress < got[0] and n < args.games:
                         lo, hi = wilson(wins, n)
                         print(f"  ... {preset} {start}: {wins} of {n} "
@@ -194,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{f'{100 * lo:.2f}-{100 * hi:.2f}':>17}{guesses / n:>9.2f}"
                       f"{1000 * cpu / n:>8.1f}  {published}"
                       f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+    if out is not None:
+        out.close()
     return 0
 
 
