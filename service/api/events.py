@@ -16,7 +16,7 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from .. import engine, wire
-from ..store import GameStore, Record, Resync, Subscription, keys
+from ..store import GameStore, Record, Subscription, keys
 from . import backends, moves, views
 from .auth import authorise, hash_token
 from .backends import Backends
@@ -68,7 +68,7 @@ class Session(Feed):
     def heartbeat(self) -> str:
         return as_text(wire.Heartbeat(version=self.version, server_time=wire.timestamp(now_ms())))
 
-    async def send_event(self, text: str, head: _Head) -> None:
+    async def deliver(self, text: str, head: _Head) -> None:
         """A diff not sent yet (then a fresh snapshot if it showed a hidden board again),
         or a notice not sent yet."""
         if head.version is None:
@@ -102,21 +102,13 @@ class Session(Feed):
             events = []
         self.version = max(self.version, since or 0)
         for data in events:
-            await self.send_event(data.decode(), _head.decode(data))
+            await self.deliver(data.decode(), _head.decode(data))
 
     async def forward(self, sub: Subscription[_Head], since: int | None) -> None:
         """What the client missed (or a snapshot), then the live messages."""
         await self.catch_up(since)
         self.live.set()
-        while True:
-            item = await self.next_event(sub)
-            if isinstance(item, Resync):
-                await self.catch_up(self.version)
-                continue
-            head = item.head
-            if head.version is not None and head.version > self.version + 1:
-                await self.catch_up(self.version)
-            await self.send_event(item.text, head)
+        await self.relay(sub)
 
     async def receive(self) -> None:
         # Answers come after the snapshot or replay.

@@ -16,7 +16,7 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from .. import wire
-from ..store import MatchState, Resync, Subscription, keys
+from ..store import MatchState, Subscription, keys
 from . import backends, match_rules, views
 from .auth import player_of_token
 from .backends import Backends
@@ -113,19 +113,14 @@ class MatchSession(Feed):
             since = None
         await self.catch_up(since, state)
         self.live.set()
-        while True:
-            item = await self.next_event(sub)
-            if isinstance(item, Resync):
-                await self.catch_up(self.version)
-                continue
-            head = item.head
-            if head.type == "cursor":
-                if head.by != self.viewer:
-                    await self.send(item.text)
-                continue
-            if head.version is not None and head.version > self.version + 1:
-                await self.catch_up(self.version)
-            await self.send_update(item.text, head)
+        await self.relay(sub)
+
+    async def deliver(self, text: str, head: _Head) -> None:
+        if head.type == "cursor":  # a teammate's pointer: no version, not stored
+            if head.by != self.viewer:
+                await self.send(text)
+            return
+        await self.send_update(text, head)
 
     async def receive(self) -> None:
         # Answers come after the match itself.

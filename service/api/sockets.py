@@ -223,11 +223,35 @@ class Feed(Socket):
     """A socket that forwards a channel's messages (a game's diffs, a match's updates)
     from ``since`` on, and answers what its client sends."""
 
+    #: The last version the client was sent.
+    version = 0
+
     async def forward(self, sub: Subscription[Any], since: int | None) -> None:
         raise NotImplementedError
 
     async def receive(self) -> None:
         raise NotImplementedError
+
+    async def catch_up(self, since: int | None) -> None:
+        """Send what came after ``since`` (from the stream, or a fresh snapshot)."""
+        raise NotImplementedError
+
+    async def deliver(self, text: str, head: Any) -> None:
+        """Send one live message (``head`` is what the feed read of it), if it is news."""
+        raise NotImplementedError
+
+    async def relay(self, sub: Subscription[Any]) -> None:
+        """The live messages, in version order: a gap in the versions, or the word that
+        messages were missed, is filled from the stream first."""
+        while True:
+            item = await self.next_event(sub)
+            if isinstance(item, Resync):
+                await self.catch_up(self.version)
+                continue
+            version = item.head.version
+            if version is not None and version > self.version + 1:
+                await self.catch_up(self.version)
+            await self.deliver(item.text, item.head)
 
 
 async def serve_feed(feed: Feed, channel: str, head: Callable[[bytes], Any]) -> None:
