@@ -345,17 +345,16 @@ export class Screen {
   fit({ force = false, keep = true } = {}) {
     const c = this.current;
     if (!c || !this.visible) return;
-    const inMatch = document.getElementById("match")?.hidden === false;
     const room = roomFor(this.els.area, this.els.game);
     // A match's seats above the board may leave it little room on a phone: its board may
     // take the window's height (the page scrolls to it) when it fits there whole.
-    if (!inMatch) room.tallest = 0;
+    if (!c.match) room.tallest = 0;
     const last = this.room;
     if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
     this.room = room;
     // A finished game is only looked at: smaller cells may show all of it beside the result
     // (a match's board keeps its size: the match's own result is above it).
-    const least = c.game.finished && !inMatch ? MIN_END_CELL : undefined;
+    const least = c.game.finished && !c.match ? MIN_END_CELL : undefined;
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
   }
 
