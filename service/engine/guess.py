@@ -16,12 +16,16 @@ The safest cell is not always the best guess. In order:
    guessed some day; guessing it now costs nothing and may spare a later guess.
 2. *The endgame*: with few arrangements left, every line of play is tried
    (:mod:`endgame`) and the cell with the best chance of winning is taken.
-3. *Otherwise*, among the cells nearly as safe as the safest, each is weighed by
+3. *A 50/50 or safe*: a cell that, whenever it holds a mine, forms with a
+   neighbour a pair (or a 2x2 block) no other cell can ever tell apart. Its guess
+   would come some day in those arrangements, so it costs nothing more now.
+4. *Otherwise*, among the cells nearly as safe as the safest, each is weighed by
    its chance to be safe times, over the numbers it could show, the chance that the
    move after it is safe too: 1 when the number makes some cell certain (the next
    move is free), else the safest cell's chance afterwards. A *dead* cell, whose
    number is already known and so would tell nothing, is only played when every
-   candidate is dead.
+   candidate is dead; a cell is passed over for a safer one that is safe whenever
+   it is.
 
 The look-ahead reasons about the guessed cell's own component(s) and its interior
 neighbours exactly, and takes the rest of the board (other components, the interior
@@ -41,7 +45,7 @@ import numpy.typing as npt
 from . import arrangements, endgame
 from .solver import MINE, UNKNOWN, geometry
 
-GuessKind = Literal["forced", "endgame", "ahead"]
+GuessKind = Literal["forced", "fifty", "endgame", "ahead"]
 
 # Candidates must be at least this share as safe as the safest cell; interior cells,
 # which tell little about the frontier, a larger share.
@@ -68,7 +72,7 @@ class Guess(NamedTuple):
     safest: float  # the lowest chance of a mine on the board
     progress: float  # when safe, the chance that its number makes a cell certain
     win: float  # the endgame's chance of winning from here (0 outside the endgame)
-    size: int  # the forced component's cells
+    size: int  # the cells of the forced component, or of the 50/50 pattern
 
 
 class _Comp(NamedTuple):
@@ -114,6 +118,8 @@ class _Board:
             facts[cells] = int(flat[i]) - ord("0") - int(mine_near[i])
         from .solver import _split
 
+        self.h = h
+        self.log_total: float | None = None
         self.comps: list[_Comp] = []
         self.comp_of: dict[int, int] = {}
         self.ok = True
@@ -164,6 +170,54 @@ class _Board:
         top = float(g.max()) if g.size else 0.0
         g = np.where(g > top * 1e-150, g / top if top > 0 else g, 0.0)
         return g, np.clip(rho, 0.0, 1.0)
+
+    def _log_weight(self, counts: list[Floats], n_interior: int, left: int) -> float:
+        """log of the number of arrangements with these components' counts by mines."""
+        poly: Floats = np.ones(1)
+        scale = 0.0
+        for cnt in counts:
+            poly = np.convolve(poly, cnt)
+            top = float(poly.max())
+            if top <= 0:
+                return -math.inf
+            poly /= top
+            scale += math.log(top)
+        log_in = _log_comb(n_interior, left - np.arange(len(poly), dtype=np.int64))
+        top = float(log_in.max())
+        if not math.isfinite(top):
+            return -math.inf
+        total = float(poly @ np.exp(log_in - top))
+        return scale + top + math.log(total) if total > 0 else -math.inf
+
+    def share(self, mines: list[int], safes: list[int]) -> float:
+        """The share of the arrangements with a mine on each of ``mines`` and none
+        on any of ``safes`` (all of them undecided cells)."""
+        if self.log_total is None:
+            self.log_total = self._log_weight(
+                [c.counts for c in self.comps], self.n_interior, self.left
+            )
+        keep: dict[int, npt.NDArray[np.bool_]] = {}
+        in_mines = in_safes = 0
+        for cells, value in ((mines, 1), (safes, 0)):
+            for x in cells:
+                n = self.comp_of.get(x)
+                if n is None:
+                    in_mines += value
+                    in_safes += 1 - value
+                    continue
+                comp = self.comps[n]
+                col = comp.cells.index(x)
+                ok = comp.rows[:, col] == value
+                keep[n] = keep[n] & ok if n in keep else ok
+        counts = [
+            np.bincount(c.ks[keep[n]], minlength=len(c.counts)).astype(np.float64)
+            if n in keep else c.counts
+            for n, c in enumerate(self.comps)
+        ]
+        got = self._log_weight(
+            counts, self.n_interior - in_mines - in_safes, self.left - in_mines
+        )
+        return math.exp(got - self.log_total) if math.isfinite(got) else 0.0
 
     def layout_count(self) -> int:
         """How many arrangements of the whole board fit the view (exactly)."""
@@ -219,6 +273,10 @@ def choose(view: npt.NDArray[np.uint8], state: bytes | bytearray, mines: int) ->
         if got is not None:
             cell, win = got
             return Guess(cell, odds[cell], "endgame", safest, 0.0, win, 0)
+    fifty = _fifty_fifty(b, odds)
+    if fifty is not None:
+        cell, size = fifty
+        return Guess(cell, odds[cell], "fifty", safest, 0.0, 0.0, size)
     return _ahead(b, odds, safest, weights)
 
 
@@ -244,6 +302,74 @@ def _forced(b: _Board, odds: dict[int, float]) -> tuple[int, int] | None:
             cell = min(c.cells, key=lambda x: (odds[x], x))
             return cell, len(c.cells)
     return None
+
+
+def _fifty_fifty(b: _Board, odds: dict[int, float]) -> tuple[int, int] | None:
+    """A cell that is a 50/50 or safe, and its pattern's size (2 or 4); None if none is.
+
+    Two hidden cells side by side whose flanking cells (those next to one of them
+    only) are all mines or off the board hold a 50/50 when one of them holds a mine:
+    nothing else on the board can tell which. So does a 2x2 block whose four diagonal
+    corners are mines or off the board, with its mines on a diagonal. When every
+    arrangement with a mine on a cell closes such a pattern around it (at most one
+    flank still undecided, then a mine), the guess on it will come some day if it
+    holds a mine: taken now it costs nothing more, and when safe, what it shows
+    may spare another guess. Every such pattern lies within two cells of a known
+    mine, so only there is it looked for.
+    """
+    st, w, h = b.state, b.w, b.h
+    best: tuple[float, int, int] | None = None
+
+    def status(x: int, y: int) -> int | None:
+        return int(st[y * w + x]) if 0 <= x < w and 0 <= y < h else None
+
+    def closes(cell: int, mines: list[int], safes: list[int], size: int) -> None:
+        nonlocal best
+        p = odds.get(cell, 0.0)
+        if 0.0 < p < 1.0 and (best is None or (p, cell) < best[:2]) and (
+            b.share(mines, safes) >= p * (1.0 - 1e-9)
+        ):
+            best = (p, cell, size)
+
+    anchors: set[int] = set()
+    for m in np.flatnonzero(st == MINE).tolist():
+        mx, my = m % w, m // w
+        for y in range(max(0, my - 2), min(h, my + 3)):
+            for x in range(max(0, mx - 2), min(w, mx + 3)):
+                if st[y * w + x] == UNKNOWN:
+                    anchors.add(y * w + x)
+    for c in sorted(anchors):
+        x, y = c % w, c // w
+        for dx, dy in ((1, 0), (0, 1)):
+            if status(x + dx, y + dy) != UNKNOWN:
+                continue
+            if dx:
+                flanks = [(x - 1, y + d) for d in (-1, 0, 1)] + [(x + 2, y + d) for d in (-1, 0, 1)]
+            else:
+                flanks = [(x + d, y - 1) for d in (-1, 0, 1)] + [(x + d, y + 2) for d in (-1, 0, 1)]
+            missing: list[int] = []
+            for fx, fy in flanks:
+                f = status(fx, fy)
+                if f == UNKNOWN:
+                    missing.append(fy * w + fx)
+                elif f is not None and f != MINE:
+                    break
+            else:
+                if len(missing) <= 1 and len(missing) + 1 <= b.left:
+                    other = (y + dy) * w + x + dx
+                    closes(c, [*missing, c], [other], 2)
+                    closes(other, [*missing, other], [c], 2)
+        block = [c, c + 1, c + w, c + w + 1]
+        if x + 1 >= w or y + 1 >= h or b.left < 2 or any(st[j] != UNKNOWN for j in block):
+            continue
+        corners = [(x - 1, y - 1), (x + 2, y - 1), (x - 1, y + 2), (x + 2, y + 2)]
+        if any(status(cx, cy) not in (None, MINE) for cx, cy in corners):
+            continue
+        tl, tr, bl, br = block
+        for cell in block:
+            mines = [tl, br] if cell in (tl, br) else [tr, bl]
+            closes(cell, mines, [j for j in block if j not in mines], 4)
+    return (best[1], best[2]) if best is not None else None
 
 
 def _endgame(b: _Board, odds: dict[int, float]) -> tuple[int, float] | None:
@@ -320,7 +446,24 @@ def _ahead(b: _Board, odds: dict[int, float], safest: float, weights: list[Float
         scored.append((score, 1.0 - odds[c], c, progress, dead))
     live = [s for s in scored if not s[4]] or scored
     _, _, cell, progress, _ = max(live, key=lambda s: (s[0], s[1], -s[2]))
+    safer = [s for s in live if _implied(b, cell, s[2]) and odds[s[2]] < odds[cell] - 1e-3]
+    if safer:
+        # It risks less, and this cell can still be played after it if what it shows
+        # leaves this one needed. (Its being certain once this cell is safe counted
+        # as the progress this cell makes.)
+        _, _, cell, progress, _ = max(safer, key=lambda s: (s[1], s[0], -s[2]))
     return Guess(cell, odds[cell], "ahead", safest, progress, 0.0, 0)
+
+
+def _implied(b: _Board, c: int, other: int) -> bool:
+    """Whether ``other`` is safe in every arrangement where ``c`` is: only ever so
+    within one component."""
+    n = b.comp_of.get(c)
+    if n is None or b.comp_of.get(other) != n or other == c:
+        return False
+    comp = b.comps[n]
+    col = comp.cells.index
+    return not comp.rows[comp.rows[:, col(c)] == 0, col(other)].any()
 
 
 def _look(

@@ -1023,6 +1023,15 @@ def _guess_words(g: guess.Guess) -> str:
             f"no cell is certain, and no other cell can ever tell these {g.size} cells "
             f"apart: the guess cannot be avoided, so it is best taken now ({risk})"
         )
+    if g.kind == "fifty":
+        apart = (
+            "tell it from the one beside it" if g.size == 2
+            else "tell which diagonal of its 2x2 block holds the mines"
+        )
+        return (
+            f"no cell is certain; if this cell holds a mine, no other cell can ever "
+            f"{apart}, so the guess would come some day: it is best taken now ({risk})"
+        )
     if g.kind == "endgame":
         return (
             f"no cell is certain and few arrangements of the mines are left; playing out "

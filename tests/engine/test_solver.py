@@ -324,6 +324,55 @@ def test_a_forced_guess_is_taken_first() -> None:
     assert hint is not None and hint.kind == "guess" and hint.x >= 5
 
 
+def test_a_cell_that_is_a_fifty_fifty_or_safe_is_taken_now() -> None:
+    # Intermediate, met in play. The 4 at (1, 1) has three flags and one mine among
+    # (0, 0), (1, 0) and (0, 2). When (0, 0) holds it, (1, 0) beside it is safe, and
+    # the cells that could tell the two apart are flags or off the board: that 50/50
+    # would have to be guessed some day. So (0, 0) is taken now, though it is not the
+    # safest cell: the risk is one the game holds anyway, and if it is safe its number
+    # says where the mine is.
+    board = [
+        "##F3110000001F10", "F4F3F10000001110", "#312222110000000", "#3101F2F21011100",
+        "FF101122F101F100", "2210122211011100", "00002FF100001110", "01112F3111102F20",
+        "01F111112F102F20", "24431001F2101110", "FFFF310111012221", "###FF1000002FF2F",
+        "####32111234F432", "####22F11FFF22F1", "###1##2112321111", "######1000000000",
+    ]
+    hint = best_hint(board, 40)
+    assert hint is not None and hint.kind == "guess"
+    assert (hint.x, hint.y) == (0, 0)
+    assert "can ever tell it from the one beside it" in hint.reason
+    analysis = analyze(board, 40)
+    safest = min([p.mine for p in analysis.probabilities] + [analysis.interior or 1.0])
+    assert safest < hint.mine_probability < 0.5
+
+
+def test_a_safer_cell_safe_whenever_the_guess_is_comes_first() -> None:
+    # Beginner, after an opening of one 0. Safe (1, 1) would make (4, 1) certain,
+    # which the look-ahead counts as progress; but (4, 1) is safe in every
+    # arrangement where (1, 1) is, and safer: it is played first, and (1, 1) can
+    # still follow if its number leaves it needed.
+    board = ["#########", "#########", "##211####", "##101####", "##211####",
+             *["#########"] * 4]
+    hint = best_hint(board, 10)
+    assert hint is not None and hint.kind == "guess"
+    assert (hint.x, hint.y) == (4, 1)
+    odds = {(p.x, p.y): p.mine for p in analyze(board, 10).probabilities}
+    assert odds[(4, 1)] < odds[(1, 1)]
+    # The implication, from every way to place mines on the ring around the numbers.
+    ring = [(x, y) for y in range(1, 6) for x in range(1, 6) if not (2 <= x <= 4 and 2 <= y <= 4)]
+    numbers = {(x, y): int(board[y][x]) for y in range(2, 5) for x in range(2, 5)}
+    fits = 0
+    for bits in range(1 << len(ring)):
+        mines = {c for n, c in enumerate(ring) if bits >> n & 1}
+        if all(
+            sum((x + dx, y + dy) in mines for dx in (-1, 0, 1) for dy in (-1, 0, 1)) == v
+            for (x, y), v in numbers.items()
+        ) and (1, 1) not in mines:
+            fits += 1
+            assert (4, 1) not in mines
+    assert fits > 0
+
+
 def test_a_guess_says_what_it_can_open() -> None:
     # An expert opening with nothing certain: the reason gives the odds and the
     # chance that the number shown makes the next move certain.
