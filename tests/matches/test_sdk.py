@@ -7,7 +7,8 @@ import asyncio
 import pytest
 from minesweeper import AlreadySeated, AsyncClient, Client, wire
 
-from tests.support.servers import ServiceProcess
+from tests.matches.conftest import LIMITS_OFF
+from tests.support.servers import ServiceProcess, free_port
 
 
 @pytest.mark.asyncio
@@ -60,3 +61,48 @@ def test_two_players_seek_and_meet(replicas: tuple[ServiceProcess, ServiceProces
             alice.player.id, bob.player.id
         }
         assert a.race_ratings(limit=5).mode == "race"
+
+
+@pytest.mark.asyncio
+async def test_watch_match_resumes_after_its_server_restarts(redis_url: str) -> None:
+    """The watcher's server goes away; the match goes on through the other one; the
+    server comes back on the same port and the watch resumes with ``since``: every
+    update, in order, none twice."""
+    env = {"REDIS_URL": redis_url, **LIMITS_OFF}
+    first = ServiceProcess(env, port=free_port()).start()
+    other = ServiceProcess(env).start()
+    try:
+        async with AsyncClient(first.url, timeout=30) as watcher, \
+                AsyncClient(other.url, timeout=30) as a, AsyncClient(other.url, timeout=30) as b:
+            alice, bob = await a.register(), await b.register()
+            a.player_token, b.player_token = alice.token, bob.token
+            match = await a.new_match("race", "beginner", seats=2)
+            seen: list[wire.MatchSnapshot | wire.MatchUpdate] = []
+
+            async def watch() -> None:
+                async for message in watcher.watch_match(match.id, retries=40):
+                    if isinstance(message, wire.MatchSnapshot | wire.MatchUpdate):
+                        seen.append(message)
+                        if message.match.status == "finished":
+                            return
+
+            watching = asyncio.create_task(watch())
+            while not seen:
+                await asyncio.sleep(0.05)
+            first.stop()
+            await b.join_match(match.id)
+            await a.leave_match(match.id)
+            end = await b.leave_match(match.id)
+            assert end.status == "finished"
+            first.start()
+            await asyncio.wait_for(watching, 60)
+    finally:
+        first.stop()
+        other.stop()
+    assert isinstance(seen[0], wire.MatchSnapshot) and seen[0].match.status == "waiting"
+    updates = [m for m in seen[1:] if isinstance(m, wire.MatchUpdate)]
+    assert len(updates) == len(seen) - 1
+    versions = [m.version for m in updates]
+    assert versions == list(range(seen[0].match.version + 1, end.version + 1))
+    assert [m.change for m in updates][:2] == ["joined", "countdown"]
+    assert updates[-1].match.status == "finished"

@@ -419,11 +419,19 @@ class AsyncClient:
                 yield message
 
     async def watch_match(
-        self, match_id: str, *, since: int | None = None, player_token: str | None = None
+        self,
+        match_id: str,
+        *,
+        since: int | None = None,
+        player_token: str | None = None,
+        retries: int = 8,
     ) -> AsyncIterator[MatchServerMessage]:
         """Every message of a match's socket: the match, then each update in order (and
-        heartbeats, co-op cursors). With the player's token (``player_token`` or the
+        heartbeats, co-op cursors), resuming with ``since`` by itself after a dropped
+        connection or a missed version. With the player's token (``player_token`` or the
         client's) the match shows the player's own race seat's game."""
         token = player_token or self.player_token
-        async for message in _watch_match(self.base_url, match_id, since, token, self.timeout):
+        async for message in _watch_match(
+            self.base_url, match_id, since, token, self.timeout, retries
+        ):
             yield message

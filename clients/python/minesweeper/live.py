@@ -32,7 +32,10 @@ from .wire import (
     Heartbeat,
     Hinted,
     Mark,
+    MatchHeartbeat,
     MatchServerMessage,
+    MatchSnapshot,
+    MatchUpdate,
     Reset,
     Result,
     RevealMessage,
@@ -309,14 +312,68 @@ _match_messages: msgspec.json.Decoder[MatchServerMessage] = msgspec.json.Decoder
 
 
 async def watch_match(
-    base_url: str, match_id: str, since: int | None, token: str | None, timeout: float
+    base_url: str,
+    match_id: str,
+    since: int | None,
+    token: str | None,
+    timeout: float,
+    retries: int = 8,
 ) -> AsyncIterator[MatchServerMessage]:
     """A match's socket, decoded: first the match, then its updates (and heartbeats and
-    co-op cursors); with ``token`` (a seated player's) the player's own seat shows."""
-    query = "" if since is None else f"?since={since}"
-    url = f"{ws_base(base_url)}/matches/{match_id}/events{query}"
-    async with connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT) as ws:
-        if token is not None:
-            await ws.send(msgspec.json.encode(Auth(token=token)).decode())
-        async for text in ws:
-            yield _match_messages.decode(text)
+    co-op cursors); with ``token`` (a seated player's) the player's own seat shows.
+
+    It resumes as :class:`LiveGame` does: after a dropped socket, an update that skips
+    a version or a heartbeat ahead of the last update, it connects again with
+    ``?since=`` the last version it yielded, so updates go up one version at a time.
+    An error the service sends is yielded, and the watch ends when that socket
+    closes; ``ConnectionError`` when no connection came back after ``retries``
+    attempts.
+    """
+    base = f"{ws_base(base_url)}/matches/{match_id}/events"
+    version = since
+    failures = 0
+    while True:
+        url = base if version is None else f"{base}?since={version}"
+        try:
+            ws = await connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            failures += 1
+            if failures > retries:
+                raise ConnectionError(
+                    f"lost the socket of match {match_id} and could not resume"
+                ) from exc
+            await asyncio.sleep(min(0.05 * 2 ** (failures - 1), 5.0))
+            continue
+        failures = 0
+        refused = False
+        try:
+            async with ws:
+                if token is not None:
+                    await ws.send(msgspec.json.encode(Auth(token=token)).decode())
+                async for text in ws:
+                    try:
+                        message = _match_messages.decode(text)
+                    except msgspec.ValidationError:
+                        continue  # a kind of message newer than this client: not for it
+                    match message:
+                        case MatchSnapshot(match=view):
+                            version = view.version
+                        case MatchUpdate(version=number):
+                            if version is not None and number <= version:
+                                continue
+                            if version is not None and number > version + 1:
+                                break
+                            version = number
+                        case MatchHeartbeat(version=number):
+                            if version is not None and number > version:
+                                break
+                        case Error(problem=problem):
+                            if isinstance(error_for(problem), StoreUnavailable):
+                                break
+                            refused = True
+                    yield message
+        except ConnectionClosed:
+            pass
+        if refused:
+            return
+        await asyncio.sleep(0.05)

@@ -44,7 +44,7 @@ Say = Callable[[str], None]
 
 RACE_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q resign/quit"
 POLL_S = 0.5  # how often a waiting seek is polled: polling also keeps it alive
-RECONNECTS = 8
+RECONNECTS = 8  # tries to get a dropped match socket back before giving up
 
 
 class Cancelled(Exception):
@@ -143,32 +143,28 @@ class Racer(Player):
         return [self.follow_match()]
 
     async def follow_match(self) -> None:
-        """The match's updates, resuming with ``since`` after a dropped socket."""
-        since: int | None = None
-        for _ in range(RECONNECTS):
-            try:
-                async for message in self.client.watch_match(self.match.id, since=since):
-                    if isinstance(message, Error):
-                        self.message = f"match updates stopped: {message.problem.detail}"
-                        self.draw()
-                        return
-                    if isinstance(message, MatchHeartbeat):
-                        self.sync_clock(message.server_time)
-                        continue
-                    if not isinstance(message, MatchSnapshot | MatchUpdate):
-                        continue
-                    if message.match.version >= self.match.version:
-                        self.match = message.match
-                        self.sync_clock(self.match.server_time)
-                    since = self.match.version
-                    if self.match.status == "finished":
-                        self.message = "the race is over: q to quit"
-                        self.draw()
-                        return
+        """The match's updates (the client resumes them after a dropped socket)."""
+        try:
+            async for message in self.client.watch_match(self.match.id, retries=RECONNECTS):
+                if isinstance(message, Error):
+                    self.message = f"match updates stopped: {message.problem.detail}"
                     self.draw()
-            except (WebSocketException, *_UNREACHABLE):
-                pass
-            await asyncio.sleep(0.5)
+                    return
+                if isinstance(message, MatchHeartbeat):
+                    self.sync_clock(message.server_time)
+                    continue
+                if not isinstance(message, MatchSnapshot | MatchUpdate):
+                    continue
+                if message.match.version >= self.match.version:
+                    self.match = message.match
+                    self.sync_clock(self.match.server_time)
+                if self.match.status == "finished":
+                    self.message = "the race is over: q to quit"
+                    self.draw()
+                    return
+                self.draw()
+        except (WebSocketException, *_UNREACHABLE):
+            pass
         self.message = "lost the match's updates"
         self.draw()
 
