@@ -25,7 +25,7 @@ from .connection import Redis, RedisCluster
 from .errors import GameNotFound, RateLimited, StoreUnavailable, redis_errors
 from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
 from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
-from .routes import COMMANDS, Routing, publishing
+from .routes import COMMANDS, Routing, command_of, publishing
 from .scripts import source
 
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
@@ -132,7 +132,7 @@ class GameStore:
         self._notice = {c: redis.register_script(publishing(c, _NOTICE)) for c in COMMANDS}
 
     def _publish(self) -> str:
-        return self._routing.command() if self._routing is not None else "PUBLISH"
+        return command_of(self._routing)
 
     async def ping(self) -> bool:
         """Whether Redis answers, and has told which pub/sub to publish with."""

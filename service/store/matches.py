@@ -22,7 +22,7 @@ from . import keys
 from .connection import Redis
 from .errors import StoreError, redis_errors
 from .games import STREAM_MAXLEN
-from .routes import COMMANDS, Routing, publishing
+from .routes import COMMANDS, Routing, command_of, publishing, send
 from .scripts import source
 
 MatchMode = Literal["race", "coop"]
@@ -132,8 +132,7 @@ class MatchStore:
         """Store ``state`` if nothing was written since ``rev``, with ``update`` appended to
         the stream and published; False when another write came first."""
         with redis_errors():
-            command = self._routing.command() if self._routing is not None else "PUBLISH"
-            result = await self._commit[command](
+            result = await self._commit[command_of(self._routing)](
                 keys=[keys.match(match_id), keys.match_events(match_id)],
                 args=[
                     rev, _encode(state), state.version, update, keys.match_channel(match_id),
@@ -157,11 +156,7 @@ class MatchStore:
 
     async def publish(self, match_id: str, message: bytes) -> None:
         """Something for the match's sockets that is not stored (a co-op cursor)."""
-        if self._routing is not None:
-            await self._routing.send(keys.match_channel(match_id), message)
-            return
-        with redis_errors():
-            await self.redis.publish(keys.match_channel(match_id), message)
+        await send(self._routing, self.redis, keys.match_channel(match_id), message)
 
     # ---- deadlines --------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from ..engine import PresetName
 from . import keys
 from .connection import Redis, RedisCluster
 from .errors import redis_errors
-from .routes import Routing
+from .routes import Routing, send
 from .scripts import source
 
 # The ``tally`` function, which commit.lua calls too.
@@ -266,8 +266,4 @@ class PlayerStore:
     # ---- the player's socket -------------------------------------------------------------
 
     async def publish(self, player_id: str, message: bytes) -> None:
-        if self._routing is not None:
-            await self._routing.send(keys.player_channel(player_id), message)
-            return
-        with redis_errors():
-            await self.redis.publish(keys.player_channel(player_id), message)
+        await send(self._routing, self.redis, keys.player_channel(player_id), message)

@@ -140,6 +140,22 @@ def route(url: str, client: Redis, *, is_sharded: bool) -> Route:
     return OneServer(url, cluster=isinstance(client, RedisCluster), is_sharded=is_sharded)
 
 
+def command_of(routing: Routing | None) -> str:
+    """The command a store's scripts publish with: classic PUBLISH without a routing
+    (a store made on its own, as tests and benchmarks do)."""
+    return routing.command() if routing is not None else "PUBLISH"
+
+
+async def send(routing: Routing | None, redis: Redis, channel: str, message: bytes) -> None:
+    """Publish from outside a script, with the routing's command (classic PUBLISH
+    without one)."""
+    if routing is not None:
+        await routing.send(channel, message)
+        return
+    with redis_errors():
+        await redis.publish(channel, message)
+
+
 class Routing:
     """The pub/sub the service uses: the scripts' publish command and the listener's
     route, both unknown (None) until :meth:`learn` has heard from Redis."""
