@@ -326,17 +326,21 @@ async def watch_match(
     a version or a heartbeat ahead of the last update, it connects again with
     ``?since=`` the last version it yielded, so updates go up one version at a time.
     An error the service sends is yielded, and the watch ends when that socket
-    closes; ``ConnectionError`` when no connection came back after ``retries``
-    attempts.
+    closes. The first connection's failure is raised at once (``OSError`` or a
+    handshake error), as :meth:`LiveGame.open` does; a lost one that did not come back
+    after ``retries`` attempts raises ``ConnectionError``.
     """
     base = f"{ws_base(base_url)}/matches/{match_id}/events"
     version = since
     failures = 0
+    connected = False
     while True:
         url = base if version is None else f"{base}?since={version}"
         try:
             ws = await connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
+            if not connected:
+                raise
             failures += 1
             if failures > retries:
                 raise ConnectionError(
@@ -344,7 +348,7 @@ async def watch_match(
                 ) from exc
             await asyncio.sleep(min(0.05 * 2 ** (failures - 1), 5.0))
             continue
-        failures = 0
+        connected, failures = True, 0
         refused = False
         try:
             async with ws:
