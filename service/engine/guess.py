@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import arrangements, endgame
+from .grid import counts, dilate
 from .solver import MINE, UNKNOWN, geometry
 
 GuessKind = Literal["forced", "fifty", "endgame", "ahead"]
@@ -108,8 +109,6 @@ class _Board:
         known_mines = int(np.count_nonzero(st == MINE))
         self.left = mines - known_mines
         revealed = (flat >= ord("0")) & (flat <= ord("8"))
-        from .grid import counts
-
         near_unknown = counts(unknown.reshape(h, w)).ravel() > 0
         mine_near = counts((st == MINE).reshape(h, w)).ravel()
         facts: dict[frozenset[int], int] = {}
@@ -331,14 +330,8 @@ def _fifty_fifty(b: _Board, odds: dict[int, float]) -> tuple[int, int] | None:
         ):
             best = (p, cell, size)
 
-    anchors: set[int] = set()
-    for m in np.flatnonzero(st == MINE).tolist():
-        mx, my = m % w, m // w
-        for y in range(max(0, my - 2), min(h, my + 3)):
-            for x in range(max(0, mx - 2), min(w, mx + 3)):
-                if st[y * w + x] == UNKNOWN:
-                    anchors.add(y * w + x)
-    for c in sorted(anchors):
+    near_mine = dilate(dilate((st == MINE).reshape(h, w))).ravel()
+    for c in np.flatnonzero(near_mine & (st == UNKNOWN)).tolist():
         x, y = c % w, c // w
         for dx, dy in ((1, 0), (0, 1)):
             if status(x + dx, y + dy) != UNKNOWN:
