@@ -11,6 +11,26 @@ from tests.matches.conftest import LIMITS_OFF
 from tests.support.servers import ServiceProcess, free_port
 
 
+async def watched(
+    client: AsyncClient, match_id: str, seen: list[wire.MatchSnapshot | wire.MatchUpdate],
+    retries: int = 8,
+) -> asyncio.Task[None]:
+    """A task that puts the match and its updates in ``seen`` until the match is over;
+    returned once the match came."""
+
+    async def watch() -> None:
+        async for message in client.watch_match(match_id, retries=retries):
+            if isinstance(message, wire.MatchSnapshot | wire.MatchUpdate):
+                seen.append(message)
+                if message.match.status == "finished":
+                    return
+
+    task = asyncio.create_task(watch())
+    while not seen and not task.done():
+        await asyncio.sleep(0.05)
+    return task
+
+
 @pytest.mark.asyncio
 async def test_open_join_watch_and_resign(
     replicas: tuple[ServiceProcess, ServiceProcess],
@@ -22,17 +42,7 @@ async def test_open_join_watch_and_resign(
         match = await a.new_match("race", "beginner", seats=2)
         assert match.status == "waiting" and match.seats[0].player.id == alice.player.id
         seen: list[wire.MatchSnapshot | wire.MatchUpdate] = []
-
-        async def watch() -> None:
-            async for message in a.watch_match(match.id):
-                if isinstance(message, wire.MatchSnapshot | wire.MatchUpdate):
-                    seen.append(message)
-                    if message.match.status == "finished":
-                        return
-
-        watching = asyncio.create_task(watch())
-        while not seen:
-            await asyncio.sleep(0.05)
+        watching = await watched(a, match.id, seen)
         started = await b.join_match(match.id)
         assert started.status == "countdown"
         mine = [s.game_id for s in started.seats if s.player.id == bob.player.id]
@@ -78,17 +88,7 @@ async def test_watch_match_resumes_after_its_server_restarts(redis_url: str) -> 
             a.player_token, b.player_token = alice.token, bob.token
             match = await a.new_match("race", "beginner", seats=2)
             seen: list[wire.MatchSnapshot | wire.MatchUpdate] = []
-
-            async def watch() -> None:
-                async for message in watcher.watch_match(match.id, retries=40):
-                    if isinstance(message, wire.MatchSnapshot | wire.MatchUpdate):
-                        seen.append(message)
-                        if message.match.status == "finished":
-                            return
-
-            watching = asyncio.create_task(watch())
-            while not seen:
-                await asyncio.sleep(0.05)
+            watching = await watched(watcher, match.id, seen, retries=40)
             first.stop()
             await b.join_match(match.id)
             await a.leave_match(match.id)
