@@ -362,8 +362,12 @@ function wire() {
       else screen.fit({ force: true });
     });
   });
-  window.addEventListener("online", () => screen.wake());
-  document.addEventListener("visibilitychange", () => screen.wake());
+  const wake = () => {
+    screen.wake();
+    room.wake();
+  };
+  window.addEventListener("online", wake);
+  document.addEventListener("visibilitychange", wake);
   window.addEventListener("hashchange", () => route());
 }
 

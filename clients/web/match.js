@@ -5,11 +5,10 @@
 // The page's parts (room.js, coop.js) draw what these answer; the service decides
 // everything (places, times, ratings): nothing here re-implements a rule.
 
-import { closeQuietly, readJson, retryDelay } from "./session.js";
+import { readJson, Redial } from "./redial.js";
 
 export const MATCH_ID = /^[0-9a-f]{32}$/;
 export const PENALTY_S = 5;
-const SILENCE_MS = 40_000;
 
 /** The share link of match `id`: opening it shows the room, where a seat can be taken. */
 export function matchUrl(id, where = globalThis.location) {
@@ -162,35 +161,18 @@ export class Throttle {
  * Reports onView(view, { change, seat, before }) for the first view and every update in
  * version order, onCursor({ by, x, y }) for a teammate's pointer, onState(state).
  */
-export class MatchFeed {
+export class MatchFeed extends Redial {
   constructor({
-    url, token = () => null, connect = (address) => new WebSocket(address), clock = null,
-    timers = globalThis, random = Math.random, onView = () => {}, onCursor = () => {}, onState = () => {},
+    url, token = () => null, connect, clock = null, timers, random, onView = () => {}, onCursor = () => {}, onState = () => {},
   }) {
-    Object.assign(this, { url, token, connect, clock, timers, random });
+    super({ connect, timers, random });
+    Object.assign(this, { url, token, clock });
     this.report = { onView, onCursor, onState };
     this.view = null;
-    this.ws = null;
-    this.open = false;
-    this.stopped = true;
-    this.failures = 0;
-    this.retryTimer = 0;
-    this.watchdog = 0;
   }
 
   get version() {
     return this.view ? this.view.version : null;
-  }
-
-  start() {
-    this.stopped = false;
-    this.dial();
-  }
-
-  stop() {
-    this.stopped = true;
-    this.timers.clearTimeout(this.retryTimer);
-    this.drop();
   }
 
   /** Say who this is again (after taking a seat): the service answers with the match. */
@@ -204,65 +186,27 @@ export class MatchFeed {
     if (this.open) this.ws.send(JSON.stringify({ type: "cursor", x, y }));
   }
 
-  drop() {
-    const ws = this.ws;
-    this.ws = null;
-    this.open = false;
-    this.timers.clearTimeout(this.watchdog);
-    if (ws) closeQuietly(ws);
+  address() {
+    return this.url(this.version);
   }
 
-  kick() {
-    this.timers.clearTimeout(this.watchdog);
-    this.watchdog = this.timers.setTimeout(() => this.resync(), SILENCE_MS);
-  }
-
-  resync() {
-    if (this.stopped) return;
-    this.drop();
-    this.timers.clearTimeout(this.retryTimer);
-    this.dial();
-  }
-
-  dial() {
-    if (this.stopped) return;
-    let ws;
-    try {
-      ws = this.connect(this.url(this.version));
-    } catch {
-      this.retry();
-      return;
-    }
-    this.ws = ws;
+  dialing() {
     this.report.onState(this.failures ? "reconnecting" : "connecting");
-    ws.onopen = async () => {
-      if (this.ws !== ws) return;
-      this.open = true;
-      this.kick();
-      this.report.onState("live");
-      const token = await this.token();
-      if (token && this.ws === ws) ws.send(JSON.stringify({ type: "auth", token }));
-    };
-    ws.onmessage = (event) => {
-      if (this.ws !== ws) return;
-      this.kick();
-      this.failures = 0;
-      const message = readJson(event.data);
-      if (message) this.receive(message);
-    };
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.drop();
-      this.retry();
-    };
   }
 
-  retry() {
-    if (this.stopped) return;
-    this.failures += 1;
+  async opened(ws) {
+    this.report.onState("live");
+    const token = await this.token();
+    if (token && this.ws === ws) ws.send(JSON.stringify({ type: "auth", token }));
+  }
+
+  heard(data) {
+    const message = readJson(data);
+    if (message) this.receive(message);
+  }
+
+  retrying() {
     this.report.onState("reconnecting");
-    this.timers.clearTimeout(this.retryTimer);
-    this.retryTimer = this.timers.setTimeout(() => this.dial(), retryDelay(this.failures, this.random));
   }
 
   receive(message) {

@@ -129,6 +129,11 @@ export class Room {
     }
   }
 
+  /** The network came back, or the page is shown again: the feed catches up now. */
+  wake() {
+    this.feed?.wake();
+  }
+
   close() {
     if (!this.active) return;
     this.feed?.stop();

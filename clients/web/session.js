@@ -2,8 +2,8 @@
 // game (a Game) kept in step through it. It owns what arrives and in which order: every
 // diff is applied once and in version order; a version skipped (by a diff or a heartbeat)
 // resumes the socket from the version held (?since=), and the service sends what was
-// missed. It owns the connection too: reconnecting with backoff and jitter, a watchdog on
-// silence, and the state shown to the player. And it carries the player's moves: `auth`
+// missed. Its socket comes back by itself (redial.js); the session tells the player how
+// the connection stands. And it carries the player's moves: `auth`
 // with the token on every connection, then `reveal` / `flag` / `chord` with an id, each
 // answered by a `result` (the move's diff) or an `error` (the problem HTTP would give).
 //
@@ -13,9 +13,8 @@
 // what arrives meanwhile waits for it, so messages are handled in the order they came.
 
 import { ApiError } from "./api.js";
+import { readJson, Redial } from "./redial.js";
 
-// The service sends a heartbeat every 15 s while the game is quiet.
-const SILENCE_MS = 40_000;
 // A move that finds no open socket waits this long for one, then is given up unplayed.
 const QUEUED_MOVE_MS = 10_000;
 const CLOSE_GONE = 4404;
@@ -31,33 +30,7 @@ export const lost = {
   stopped: () => new ApiError(0, { code: "stopped", detail: "This game is no longer on screen." }),
 };
 
-/** A socket message's JSON, or null when it is not JSON. */
-export function readJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-/** The delay before reconnection attempt `failures` (1, 2, …): quick first, then backing off. */
-export function retryDelay(failures, random = Math.random) {
-  if (failures <= 1) return 150;
-  const base = Math.min(10_000, 300 * 2 ** Math.min(failures - 1, 6));
-  return base / 2 + random() * (base / 2);
-}
-
-/** Close a socket this page no longer listens to. */
-export function closeQuietly(ws) {
-  ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-  try {
-    ws.close(1000);
-  } catch {
-    // Closing a socket that never opened can throw; it is gone either way.
-  }
-}
-
-export class GameSession {
+export class GameSession extends Redial {
   /**
    * `game`: the page's Game, loaded from a view; the session applies what arrives to it.
    * `url(since)`: the socket's address, resuming after version `since` (null: from a snapshot). `token`: to play (null to watch).
@@ -72,27 +45,20 @@ export class GameSession {
    *   onRefused(error): the token was refused (the session goes on, watching).
    */
   constructor(game, {
-    url, token = null, connect = (address) => new WebSocket(address), decode = readJson, clock = null,
-    timers = globalThis, random = Math.random,
+    url, token = null, connect, decode = readJson, clock = null, timers, random,
     onChange = () => {}, onState = () => {}, onHints = () => {}, onReset = () => {}, onGone = () => {},
     onRefused = () => {},
   }) {
+    super({ connect, timers, random });
     this.game = game;
     this.url = url;
     this.token = token;
-    this.connectSocket = connect;
     this.decode = decode;
     this.clock = clock;
-    this.timers = timers;
-    this.random = random;
     this.report = { onChange, onState, onHints, onReset, onGone, onRefused };
-    this.ws = null;
-    this.open = false;
-    this.stopped = true;
-    this.failures = 0;
-    this.retryTimer = 0;
-    this.watchdog = 0;
     this.state = "idle";
+    // Messages of the current socket still being read, in the order they came.
+    this.inbox = [];
     // Moves by id: sent ones wait for their answer, unsent ones for an open socket.
     this.requests = new Map();
     this.lastId = 0;
@@ -102,30 +68,10 @@ export class GameSession {
     return Boolean(this.token);
   }
 
-  start() {
-    this.stopped = false;
-    this.connect();
-  }
-
   stop() {
-    this.stopped = true;
-    this.timers.clearTimeout(this.retryTimer);
-    this.timers.clearTimeout(this.watchdog);
-    this.drop();
+    super.stop();
     this.failAll(lost.stopped);
     this.setState("idle");
-  }
-
-  /** Come back now if the socket is down (the network returned, the page is shown again). */
-  wake() {
-    if (!this.stopped && !this.ws) this.reconnectNow();
-  }
-
-  /** Drop the socket and resume from the version held. */
-  resync() {
-    if (this.stopped) return;
-    this.drop();
-    this.reconnectNow();
   }
 
   // ---- moves ----------------------------------------------------------------------------
@@ -179,89 +125,60 @@ export class GameSession {
     this.report.onState(state);
   }
 
-  reconnectNow() {
-    this.timers.clearTimeout(this.retryTimer);
-    this.connect();
+  address() {
+    return this.url(this.game.resumeFrom);
   }
 
-  /** Forget the socket (closing it): moves sent on it will get no answer. */
-  drop() {
-    const ws = this.ws;
-    this.ws = null;
-    this.open = false;
-    this.timers.clearTimeout(this.watchdog);
-    if (ws) closeQuietly(ws);
+  dialing() {
+    if (this.failures > 0) this.setState("reconnecting");
+    else if (this.state === "idle") this.setState("connecting");
+    this.inbox = [];
+  }
+
+  opened(ws) {
+    // The service reads a socket's messages in order: the moves come after the token.
+    if (this.token) ws.send(JSON.stringify({ type: "auth", token: this.token, id: AUTH_ID }));
+    for (const request of this.requests.values()) if (!request.sent) this.send(request);
+    this.setState("live");
+  }
+
+  heard(data, ws) {
+    const message = this.decode(data);
+    const inbox = this.inbox;
+    if (inbox.length === 0 && !(message instanceof Promise)) {
+      if (message) this.receive(message);
+      return;
+    }
+    inbox.push(message);
+    if (inbox.length === 1) this.drain(inbox, ws);
+  }
+
+  /** Read the messages waiting in `inbox`, the first furthest read, in the order they came. */
+  async drain(inbox, ws) {
+    while (inbox.length) {
+      const message = await inbox[0];
+      if (this.ws !== ws) return; // dropped meanwhile: the resumed feed brings it all again
+      inbox.shift();
+      if (message) this.receive(message);
+    }
+  }
+
+  closed(event) {
+    if (event.code !== CLOSE_GONE) return true;
+    this.stopped = true;
+    this.failAll(lost.stopped);
+    this.setState("gone");
+    this.report.onGone();
+    return false;
+  }
+
+  /** Moves sent on the forgotten socket will get no answer. */
+  dropped() {
     this.failAll(lost.dropped, { sentOnly: true });
   }
 
-  kick() {
-    this.timers.clearTimeout(this.watchdog);
-    this.watchdog = this.timers.setTimeout(() => this.resync(), SILENCE_MS);
-  }
-
-  connect() {
-    if (this.stopped) return;
-    let ws;
-    try {
-      ws = this.connectSocket(this.url(this.game.resumeFrom));
-    } catch {
-      this.scheduleRetry();
-      return;
-    }
-    this.ws = ws;
-    if (this.failures > 0) this.setState("reconnecting");
-    else if (this.state === "idle") this.setState("connecting");
-    ws.onopen = () => {
-      if (this.ws !== ws) return;
-      this.open = true;
-      this.kick();
-      // The service reads a socket's messages in order: the moves come after the token.
-      if (this.token) ws.send(JSON.stringify({ type: "auth", token: this.token, id: AUTH_ID }));
-      for (const request of this.requests.values()) if (!request.sent) this.send(request);
-      this.setState("live");
-    };
-    // Messages still being read, in the order they came; the first is read furthest.
-    const inbox = [];
-    const drain = async () => {
-      while (inbox.length) {
-        const message = await inbox[0];
-        if (this.ws !== ws) return; // dropped meanwhile: the resumed feed brings it all again
-        inbox.shift();
-        if (message) this.receive(message);
-      }
-    };
-    ws.onmessage = (event) => {
-      if (this.ws !== ws) return;
-      this.kick();
-      this.failures = 0;
-      const message = this.decode(event.data);
-      if (inbox.length === 0 && !(message instanceof Promise)) {
-        if (message) this.receive(message);
-        return;
-      }
-      inbox.push(message);
-      if (inbox.length === 1) drain();
-    };
-    ws.onclose = (event) => {
-      if (this.ws !== ws) return;
-      this.drop();
-      if (this.stopped) return;
-      if (event.code === CLOSE_GONE) {
-        this.stopped = true;
-        this.failAll(lost.stopped);
-        this.setState("gone");
-        this.report.onGone();
-        return;
-      }
-      this.scheduleRetry();
-    };
-  }
-
-  scheduleRetry() {
-    this.failures += 1;
+  retrying() {
     this.setState("reconnecting");
-    this.timers.clearTimeout(this.retryTimer);
-    this.retryTimer = this.timers.setTimeout(() => this.connect(), retryDelay(this.failures, this.random));
   }
 
   // ---- what arrives ---------------------------------------------------------------------
@@ -332,7 +249,7 @@ export class GameSession {
       // Not heard (the service was busy, or the address over its limit): the moves sent
       // after it are refused for want of a token, so the socket is dropped before they are.
       this.drop();
-      this.scheduleRetry();
+      this.retry();
     } else if (id != null) {
       this.settle(id, error);
     }

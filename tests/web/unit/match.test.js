@@ -184,4 +184,28 @@ describe("the match feed", () => {
     feed.stop();
     assert.equal(sockets[1].closed, 1000);
   });
+
+  it("comes back at once when woken while down, and not otherwise", () => {
+    const { sockets, timers, feed } = setUp(null);
+    sockets[0].accept();
+    feed.wake();
+    assert.equal(sockets.length, 1);
+    sockets[0].drop();
+    feed.wake();
+    assert.equal(sockets.length, 2);
+    timers.advance(60_000);
+    assert.equal(sockets.length, 2, "the retry the drop scheduled was cancelled");
+  });
+
+  it("dials again when a silent socket's watchdog fires", () => {
+    const { sockets, timers } = setUp(null);
+    sockets[0].accept();
+    timers.advance(39_000);
+    sockets[0].deliver({ type: "heartbeat", version: 0, server_time: stamp(0) });
+    timers.advance(39_000);
+    assert.equal(sockets.length, 1, "a message within the silence allowed keeps the socket");
+    timers.advance(2_000);
+    assert.equal(sockets.length, 2);
+    assert.equal(sockets[0].closed, 1000);
+  });
 });

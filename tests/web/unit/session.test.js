@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
 
 import { Game } from "../../../clients/web/game.js";
-import { GameSession, retryDelay } from "../../../clients/web/session.js";
+import { retryDelay } from "../../../clients/web/redial.js";
+import { GameSession } from "../../../clients/web/session.js";
 import { diff, FakeSocket, ManualTimers, view } from "./fakes.js";
 
 /** A session on a 3x3 game at `version`, with its sockets, timers and reports kept. */
