@@ -27,19 +27,40 @@ class RateLimited(StoreError):
         self.wait_ms = wait_ms
 
 
+# What a lost or failing-over Redis raises: a cluster mid-failover answers with its own
+# errors (no primary for a slot yet, try again, too many redirections) until a replica
+# takes over, and a demoted primary refuses writes.
 _LOST = (
     redis.exceptions.ConnectionError,
     redis.exceptions.TimeoutError,
-    redis.exceptions.ClusterDownError,
+    redis.exceptions.ClusterError,
+    redis.exceptions.SlotNotCoveredError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ReadOnlyError,
     OSError,
 )
 _FAILED = (redis.exceptions.RedisError, OSError)
 
 
 def _closed_under(exc: BaseException) -> bool:
-    """uvloop's RuntimeError for a command written on a connection that a dying node closed
-    under it ("... the handler is closed"); any other RuntimeError is a bug."""
-    return isinstance(exc, RuntimeError) and "handler is closed" in str(exc)
+    """A command written on a connection that a dying node's teardown closed under it:
+    uvloop's RuntimeError ("... the handler is closed"), or redis-py's AttributeError when
+    the connection's writer was dropped between its check and its write (a cluster client
+    disconnects every connection of a node it gives up on, those in use too). Any other
+    RuntimeError or AttributeError is a bug."""
+    if isinstance(exc, RuntimeError):
+        return "handler is closed" in str(exc)
+    return isinstance(exc, AttributeError) and exc.obj is None and _raised_in_redis(exc)
+
+
+def _raised_in_redis(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    module: str = tb.tb_frame.f_globals.get("__name__", "")
+    return module.startswith("redis.")
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
@@ -61,9 +82,9 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
     ) -> None:
         if exc is None:
             return
-        closed = _closed_under(exc)
-        if not (closed or isinstance(exc, _FAILED)):
+        lost = isinstance(exc, _LOST) or _closed_under(exc)
+        if not (lost or isinstance(exc, _FAILED)):
             return
         metrics.REDIS_ERRORS.inc()
-        if closed or isinstance(exc, _LOST):
+        if lost:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc

@@ -6,8 +6,13 @@ import os
 import time
 
 import httpx
+import pytest
 import redis
+import redis.asyncio
+import redis.exceptions as rx
 
+from service.store import StoreUnavailable
+from service.store.errors import redis_errors
 from tests.api.test_games import assert_problem
 from tests.support.play import Api, Game
 from tests.support.servers import RedisServer, ServiceProcess, running_service
@@ -64,6 +69,52 @@ def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
             assert api.flag(game, 1, 0)["version"] == 2
     finally:
         server.cleanup()
+
+
+# What Redis answers while it is away or failing over: the request gets a 503 and may be
+# made again. Anything else Redis says about a command is a bug in the service.
+AWAY = [
+    (rx.ConnectionError("Connection closed by server."), True),
+    (rx.TimeoutError("Timeout reading from socket"), True),
+    (rx.ClusterDownError("CLUSTERDOWN The cluster is down"), True),
+    (rx.MasterDownError("MASTERDOWN Link with MASTER is down"), True),
+    (rx.SlotNotCoveredError('Slot "7" is not covered by the cluster.'), True),
+    (rx.TryAgainError("TRYAGAIN Multiple keys request during rehashing of slot"), True),
+    (rx.ClusterError("TTL exhausted."), True),
+    (rx.ReadOnlyError("READONLY You can't write against a read only replica."), True),
+    (rx.ResponseError("ERR unknown command 'NOPE'"), False),
+    (rx.NoScriptError("NOSCRIPT No matching script."), False),
+]
+
+
+@pytest.mark.parametrize(("error", "lost"), AWAY, ids=[type(e).__name__ for e, _ in AWAY])
+def test_what_counts_as_the_store_away(error: Exception, lost: bool) -> None:
+    with pytest.raises(StoreUnavailable if lost else type(error)), redis_errors():
+        raise error
+
+
+async def test_a_connection_torn_down_under_a_command_is_the_store_away(redis_url: str) -> None:
+    """A cluster client that gives up on a dying node disconnects every connection to it,
+    those in use too: a command between its connection check and its write finds the
+    writer gone, and redis-py raises AttributeError (seen as a 500 in a failover test).
+    Here a real connection is left in that state and written on."""
+    client = redis.asyncio.Redis.from_url(redis_url)
+    connection = await client.connection_pool.get_connection()
+    try:
+        connection._writer = None  # what the teardown leaves, between check and write
+        with pytest.raises(StoreUnavailable), redis_errors():
+            await connection._send_packed_command([connection.pack_command("PING")[0]])
+    finally:
+        await connection.disconnect()
+        await client.aclose()
+
+
+def test_an_attribute_error_of_the_service_itself_is_not_hidden() -> None:
+    def broken(writer: object) -> None:
+        writer.writelines([])  # type: ignore[attr-defined]
+
+    with pytest.raises(AttributeError), redis_errors():
+        broken(None)
 
 
 def test_embedded_redis_keeps_games_across_restarts(data_dir: str) -> None:
