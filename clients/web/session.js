@@ -3,9 +3,9 @@
 // diff is applied once and in version order; a version skipped (by a diff or a heartbeat)
 // resumes the socket from the version held (?since=), and the service sends what was
 // missed. Its socket comes back by itself (redial.js); the session tells the player how
-// the connection stands. And it carries the player's moves: `auth`
-// with the token on every connection, then `reveal` / `flag` / `chord` with an id, each
-// answered by a `result` (the move's diff) or an `error` (the problem HTTP would give).
+// the connection stands. And it carries the player's moves: `auth` with the token on
+// every connection, then `reveal` / `flag` / `chord` with an id, each answered by a
+// `result` (the move's diff) or an `error` (the problem HTTP would give).
 //
 // No DOM here: the page hands over a way to open a socket and to read its messages, and
 // reacts to what the session reports, so the session runs under node's test runner as it
