@@ -91,14 +91,19 @@ class ChaosProxy:
         if not self._thread.is_alive():
             return
 
-        def close() -> None:
+        async def close() -> None:
             if self._server is not None:
                 self._server.close()
             for pair in list(self._pairs):
                 for t in pair:
                     t.abort()  # type: ignore[attr-defined]
+            # Every connection's tasks end here, so none is left pending when the loop stops.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
-        self._call(close)
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
