@@ -2,7 +2,8 @@
 // rows to show, this browser's seat, the countdown, the penalties that just happened,
 // the result table, and the cell under a pointer. Also the match's live feed: the socket
 // to /matches/{id}/events, kept in version order and resumed with ?since= like a game's.
-// The page's parts (room.js, coop.js) draw what these answer; the service decides
+// And the player's own socket, which tells when a seek is paired.
+// The page's parts (room.js, coop.js, online.js) draw what these answer; the service decides
 // everything (places, times, ratings): nothing here re-implements a rule.
 
 import { readJson, Redial } from "./redial.js";
@@ -243,5 +244,33 @@ export class MatchFeed extends Redial {
     const before = this.view;
     this.view = view;
     this.report.onView(view, { change, seat, before });
+  }
+}
+
+/**
+ * The player's own socket (/players/me/events) while a seek waits: `token()` gives the
+ * player's token, sent as `auth`; onMatched(matchId) when the service pairs a seek of
+ * theirs. While it is open the seek does not expire. A refused token ends it.
+ */
+export class PlayerFeed extends Redial {
+  constructor({ url, token, connect, timers, random, onMatched = () => {} }) {
+    super({ connect, timers, random });
+    Object.assign(this, { url, token });
+    this.report = { onMatched };
+  }
+
+  address() {
+    return this.url();
+  }
+
+  async opened(ws) {
+    const token = await this.token();
+    if (token && this.ws === ws) ws.send(JSON.stringify({ type: "auth", token }));
+  }
+
+  heard(data) {
+    const message = readJson(data);
+    if (message?.type === "matched") this.report.onMatched(message.match_id);
+    else if (message?.type === "error" && [401, 403].includes(message.problem?.status)) this.stop();
   }
 }

@@ -49,9 +49,18 @@ export class MatchApi {
   }
 
   eventsUrl(id, since) {
-    const url = this.api.url(`matches/${path(id)}/events`);
-    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const url = socketUrl(this.api.url(`matches/${path(id)}/events`));
     if (since != null) url.searchParams.set("since", String(since));
     return url.href;
   }
+
+  /** The player's own socket: a `matched` notice when a seek of theirs is paired. */
+  playerEventsUrl() {
+    return socketUrl(this.api.url("players/me/events")).href;
+  }
+}
+
+function socketUrl(url) {
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url;
 }

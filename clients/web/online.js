@@ -1,8 +1,10 @@
 // "Play online": the header button and its dialog. Quick pairing on a preset (a seek,
-// polled until the service pairs it, cancelled on demand or when the dialog closes), and
+// told of its pairing on the player's socket at once, and polled too in case that
+// socket is down; cancelled on demand or when the dialog closes), and
 // private rooms (a race or a co-op match this player creates, shared by its link). Both
 // end on the match's page, #/match/<id> (room.js).
 
+import { PlayerFeed } from "./match.js";
 import { PRESETS } from "./profile.js";
 
 const POLL_MS = 1500;
@@ -20,7 +22,7 @@ export class PlayOnline {
   /** `matches`: a MatchApi; `openMatch(id)`: go to a match's page. */
   constructor({ matches, notices, openMatch, timers = globalThis }) {
     Object.assign(this, { matches, notices, openMatch, timers });
-    this.seek = null; // { id, preset, timer, since }
+    this.seek = null; // { id, preset, timer, feed, since }
     this.build();
   }
 
@@ -90,7 +92,7 @@ export class PlayOnline {
 
   async startSeek(preset) {
     this.cancelSeek();
-    const mine = { preset, id: null, timer: 0, since: Date.now() };
+    const mine = { preset, id: null, timer: 0, feed: null, since: Date.now() };
     this.seek = mine;
     this.renderSeek();
     try {
@@ -100,34 +102,53 @@ export class PlayOnline {
         return;
       }
       mine.id = seek.id;
+      if (seek.status === "waiting") this.listen(mine);
       this.follow(mine, seek);
     } catch (err) {
-      if (this.seek === mine) this.seek = null;
+      if (this.seek === mine) this.end(mine);
       this.renderSeek(`Could not look for an opponent: ${err.message}`);
     }
+  }
+
+  /** The pairing comes on the player's socket the moment it happens. */
+  listen(mine) {
+    mine.feed = new PlayerFeed({
+      url: () => this.matches.playerEventsUrl(),
+      token: () => this.matches.token(),
+      onMatched: (matchId) => this.follow(mine, { status: "matched", match_id: matchId }),
+    });
+    mine.feed.start();
+  }
+
+  /** The search is over: no more polling or listening. */
+  end(mine) {
+    if (this.seek === mine) this.seek = null;
+    this.timers.clearTimeout(mine.timer);
+    mine.feed?.stop();
   }
 
   follow(mine, seek) {
     if (this.seek !== mine) return;
     if (seek.status === "matched" && seek.match_id) {
-      this.seek = null;
+      this.end(mine);
       this.dialog.close();
       this.openMatch(seek.match_id);
       return;
     }
     if (seek.status !== "waiting") {
-      this.seek = null;
+      this.end(mine);
       this.renderSeek("Nobody was found in time. Try again?");
       return;
     }
     this.renderSeek();
-    // Polling keeps the seek alive too (it expires 30 s after its player stops asking).
+    // Polling keeps the seek alive too (it expires 30 s after its player stops asking and
+    // has no socket open), and tells of a pairing the socket missed (it was down).
     mine.timer = this.timers.setTimeout(async () => {
       try {
         this.follow(mine, await this.matches.seekStatus(mine.id));
       } catch (err) {
         if (this.seek !== mine) return;
-        this.seek = null;
+        this.end(mine);
         this.renderSeek(`Lost track of the search: ${err.message}`);
       }
     }, POLL_MS);
@@ -136,8 +157,7 @@ export class PlayOnline {
   cancelSeek() {
     const s = this.seek;
     if (!s) return;
-    this.seek = null;
-    this.timers.clearTimeout(s.timer);
+    this.end(s);
     if (s.id) this.matches.cancelSeek(s.id).catch(() => {});
     this.renderSeek("Stopped looking.");
   }

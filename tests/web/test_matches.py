@@ -1,12 +1,15 @@
 """Matches in the browser: a private race between two pages to the end (room, share link,
 countdown, progress, result table, replays), a co-op game whose moves and cursors reach
-the teammate, and quick pairing on a phone with the keyboard."""
+the teammate, quick pairing on a phone with the keyboard, and a waiting page told of its
+pairing on the player's socket."""
 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 
 from service.engine import solver
@@ -15,7 +18,7 @@ from tests.web.support import ARTIFACTS, PHONE, require_chromium
 
 require_chromium()
 
-from playwright.sync_api import Browser, BrowserContext, Locator, expect  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Locator, Route, expect  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
 
@@ -311,3 +314,40 @@ def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: Ne
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_a_waiting_page_hears_of_its_pairing_on_the_players_socket(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """The page polls its seek as well, but with every poll held unanswered it still goes
+    to the match once another player's seek pairs it: the player's socket told it."""
+    m = new_ms(context)
+    open_home(m)
+    held: list[Route] = []
+
+    def hold_polls(route: Route) -> None:
+        if route.request.method == "GET":
+            held.append(route)  # never answered while the test runs
+        else:
+            route.continue_()
+
+    m.page.route(re.compile(r"/seeks/[0-9a-f]{32}$"), hold_polls)
+    m.page.get_by_role("button", name="Play online").click()
+    dialog = m.page.get_by_role("dialog", name="Play online")
+    in_view(dialog)
+    dialog.get_by_label("No guessing").uncheck()
+    with m.page.expect_request(lambda r: "/seeks/" in r.url and r.method == "GET"):
+        dialog.get_by_role("button", name="Intermediate").click()
+    # The seek waits (nobody was paired at once), and its first poll hangs.
+    in_view(dialog.get_by_text("Looking for an opponent on Intermediate"))
+    assert held
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        rival = http.post("/players", json={"name": f"rival{secrets.token_hex(4)}"}).json()
+        seek = http.post(
+            "/seeks", json={"mode": "race", "preset": "intermediate", "no_guess": False},
+            headers={"Authorization": f"Bearer {rival['token']}"},
+        ).json()["seek"]
+    assert seek["status"] == "matched"
+    expect(m.page).to_have_url(re.compile(rf"#/match/{seek['match_id']}$"))
+    in_view(m.page.locator("#match-seats li", has_text="(you)"))
+    assert all(r.request.method == "GET" for r in held), "no poll was let through"

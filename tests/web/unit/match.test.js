@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, MatchFeed, newPenalties, progressShare, ratingChange, resultRows, seatRows, secondsLeft,
+  canJoin, canStart, cellAt, MatchFeed, newPenalties, PlayerFeed, progressShare, ratingChange, resultRows, seatRows, secondsLeft,
   stage, Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
@@ -207,5 +207,55 @@ describe("the match feed", () => {
     timers.advance(2_000);
     assert.equal(sockets.length, 2);
     assert.equal(sockets[0].closed, 1000);
+  });
+});
+
+describe("the player's feed", () => {
+  function setUp() {
+    const sockets = [];
+    const timers = new ManualTimers();
+    const matched = [];
+    const feed = new PlayerFeed({
+      url: () => "ws://test/players/me/events",
+      token: async () => "ptok",
+      connect: (url) => {
+        const ws = new FakeSocket(url);
+        sockets.push(ws);
+        return ws;
+      },
+      timers,
+      random: () => 0.5,
+      onMatched: (id) => matched.push(id),
+    });
+    feed.start();
+    return { feed, sockets, timers, matched };
+  }
+
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("says who it is, then reports a pairing, and nothing else", async () => {
+    const { sockets, matched } = setUp();
+    sockets[0].accept();
+    await tick();
+    assert.deepEqual(sockets[0].sent, [{ type: "auth", token: "ptok" }]);
+    sockets[0].deliver({ type: "player", player: { id: "p1", name: "Ann" } });
+    sockets[0].deliver({ type: "heartbeat", server_time: stamp(0) });
+    assert.deepEqual(matched, []);
+    sockets[0].deliver({ type: "matched", match_id: A });
+    assert.deepEqual(matched, [A]);
+  });
+
+  it("comes back after a drop, and stops for good when its token is refused", async () => {
+    const { sockets, timers } = setUp();
+    sockets[0].accept();
+    sockets[0].drop();
+    timers.advance(200);
+    assert.equal(sockets.length, 2);
+    sockets[1].accept();
+    await tick();
+    sockets[1].deliver({ type: "error", id: null, problem: { status: 401, code: "unauthorized" } });
+    assert.equal(sockets[1].closed, 1000);
+    timers.advance(60_000);
+    assert.equal(sockets.length, 2);
   });
 });
