@@ -124,20 +124,29 @@ describe("the pointer throttle", () => {
   });
 });
 
+/** A connect() for a feed that records the sockets it opens. */
+function socketsOpened() {
+  const sockets = [];
+  const connect = (url) => {
+    const ws = new FakeSocket(url);
+    sockets.push(ws);
+    return ws;
+  };
+  return { sockets, connect };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("the match feed", () => {
   function setUp(token = "tok") {
-    const sockets = [];
+    const { sockets, connect } = socketsOpened();
     const timers = new ManualTimers();
     const views = [];
     const cursors = [];
     const feed = new MatchFeed({
       url: (since) => `ws://test/matches/m/events${since == null ? "" : `?since=${since}`}`,
       token: async () => token,
-      connect: (url) => {
-        const ws = new FakeSocket(url);
-        sockets.push(ws);
-        return ws;
-      },
+      connect,
       timers,
       random: () => 0.5,
       onView: (v, info) => views.push([v.version, info.change]),
@@ -146,8 +155,6 @@ describe("the match feed", () => {
     feed.start();
     return { feed, sockets, timers, views, cursors };
   }
-
-  const tick = () => new Promise((resolve) => setImmediate(resolve));
 
   it("says who it is, then takes updates in version order", async () => {
     const { sockets, views } = setUp();
@@ -212,17 +219,13 @@ describe("the match feed", () => {
 
 describe("the player's feed", () => {
   function setUp() {
-    const sockets = [];
+    const { sockets, connect } = socketsOpened();
     const timers = new ManualTimers();
     const matched = [];
     const feed = new PlayerFeed({
       url: () => "ws://test/players/me/events",
       token: async () => "ptok",
-      connect: (url) => {
-        const ws = new FakeSocket(url);
-        sockets.push(ws);
-        return ws;
-      },
+      connect,
       timers,
       random: () => 0.5,
       onMatched: (id) => matched.push(id),
@@ -230,8 +233,6 @@ describe("the player's feed", () => {
     feed.start();
     return { feed, sockets, timers, matched };
   }
-
-  const tick = () => new Promise((resolve) => setImmediate(resolve));
 
   it("says who it is, then reports a pairing, and nothing else", async () => {
     const { sockets, matched } = setUp();
