@@ -1,10 +1,10 @@
 // What the page reads from a match view (DESIGN section 9), with no DOM: the seats as
 // rows to show, this browser's seat, the countdown, the penalties that just happened,
 // the result table, and the cell under a pointer. Also the match's live feed: the socket
-// to /matches/{id}/events, kept in version order and resumed with ?since= like a game's.
-// And the player's own socket, which tells when a seek is paired.
-// The page's parts (room.js, coop.js, online.js) draw what these answer; the service decides
-// everything (places, times, ratings): nothing here re-implements a rule.
+// to /matches/{id}/events, kept in version order and resumed with ?since= like a game's;
+// and the player's own socket, which tells when a seek is paired. The page's parts
+// (room.js, coop.js, online.js) draw what these answer; the service decides everything
+// (places, times, ratings): nothing here re-implements a rule.
 
 import { readJson, Redial } from "./redial.js";
 
