@@ -58,6 +58,12 @@ def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
             health = c.get("/healthz")
             assert health.status_code == 200 and health.json() == {"status": "ok"}
             assert metric(c, "ms_redis_errors_total") >= 5, "every failed Redis call is counted"
+            for _ in range(40):
+                assert c.get(f"/games/{game.id}").status_code == 503
+            # The log says so once a period (seconds, here), not once for each of the 45
+            # requests that failed.
+            reports = [line for line in svc.output().splitlines() if "store unavailable" in line]
+            assert 1 <= len(reports) <= 2, reports
             # Bad input is still judged without the store.
             assert_problem(c.post("/games", content=b"{"), 400, "invalid_request")
 
