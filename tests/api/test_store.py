@@ -1,4 +1,5 @@
-"""The service and its store: Redis going away, restarts in embedded mode, and expiry."""
+"""The service and its store: Redis going away (and which of its errors say so), restarts
+in embedded mode, and expiry."""
 
 from __future__ import annotations
 
@@ -60,8 +61,8 @@ def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
             assert metric(c, "ms_redis_errors_total") >= 5, "every failed Redis call is counted"
             for _ in range(40):
                 assert c.get(f"/games/{game.id}").status_code == 503
-            # The log says so once a period (seconds, here), not once for each of the 45
-            # requests that failed.
+            # The log says so once every 10 s, not once for each of the 45 requests that
+            # failed.
             reports = [line for line in svc.output().splitlines() if "store unavailable" in line]
             assert 1 <= len(reports) <= 2, reports
             # Bad input is still judged without the store.
