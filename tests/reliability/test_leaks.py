@@ -22,6 +22,8 @@ from tests.support.servers import RedisServer, ServiceProcess, wait_for
 
 # More rounds (LEAK_ROUNDS=12) show where memory levels off.
 ROUNDS = int(os.environ.get("LEAK_ROUNDS", "3"))
+CHURN = 160  # sockets a round
+CHURN_WAYS = 8  # ways a socket ends, taken in turn
 
 
 def process(svc: ServiceProcess) -> psutil.Process:
@@ -60,7 +62,7 @@ async def churn(svc: ServiceProcess, games: list[str], n: int, player_token: str
 
     async def one(i: int) -> None:
         game = games[i % len(games)]
-        kind = i % 8
+        kind = i % CHURN_WAYS
         if kind == 0:  # read the snapshot, close properly
             async with connect(ws_url(svc.url, game)) as ws:
                 await ws.recv()
@@ -107,19 +109,22 @@ async def test_sockets_leave_nothing_behind(
     r = redis.Redis.from_url(redis_server.url)
     seen = []
     for _ in range(ROUNDS):
-        await churn(service, games, 160, player_token)
+        await churn(service, games, CHURN, player_token)
         wait_for(lambda: subscribers(service) == 0, timeout=60, what="subscribers to go")
         wait_for(lambda: not r.pubsub_channels("ms:*"), timeout=60, what="channels to go")
         wait_for(lambda: usage(service, redis_server.port)["client_sockets"] <= 1, timeout=60,
                  what="client sockets to close")
         seen.append(usage(service, redis_server.port))
-    figures.append(f"socket churn, {ROUNDS} rounds of 160: " + " -> ".join(
+    figures.append(f"socket churn, {ROUNDS} rounds of {CHURN}: " + " -> ".join(
         f"{u['fds']} fds/{u['rss_mb']} MB" for u in seen))
-    # The first round grows Redis's connection pools to the churn's peak concurrency; a
-    # leak goes on growing round after round.
+    # Redis's connection pool keeps as many connections as were ever busy at once: the
+    # first round grows it to about the churn's peak, and a later round may still set a
+    # new peak by a few. A leak is tied to one way a socket ends, and each way comes
+    # CHURN_WAYS times a round: it grows by that much round after round, past the slack.
     first, last = seen[min(1, len(seen) - 1)], seen[-1]
-    assert last["fds"] <= first["fds"] + 3, seen
-    assert last["redis_sockets"] <= first["redis_sockets"] + 2, seen
+    slack = CHURN // CHURN_WAYS // 2
+    assert last["fds"] <= first["fds"] + slack, seen
+    assert last["redis_sockets"] <= first["redis_sockets"] + slack, seen
     assert last["rss_mb"] <= first["rss_mb"] + 16, seen
     await http.close()
 
