@@ -36,7 +36,7 @@ STREAM_MAXLEN = 100_000
 _FIELDS_LUA = source("fields.lua")
 # A change, with a cached game's rate limits and idempotent answer, and the tally of a
 # player's game it ends, in one call.
-_COMMIT = TAKE_FUNCTION + TALLY_FUNCTION + _FIELDS_LUA + source("commit.lua")
+COMMIT_SCRIPT = TAKE_FUNCTION + TALLY_FUNCTION + _FIELDS_LUA + source("commit.lua")
 _CREATE = source("create.lua")
 _NOTICE = source("notice.lua")
 # A move's game, its idempotent answer and its rate limits in one call.
@@ -52,7 +52,7 @@ def _declared_fields(script: str) -> list[str]:
 
 
 # The fields a load reads, in order: fields.lua names them, and a plain HMGET asks for the same.
-_FIELDS = _declared_fields(_FIELDS_LUA)
+SNAPSHOT_FIELDS = _declared_fields(_FIELDS_LUA)
 
 _opened_encoder = msgspec.msgpack.Encoder()
 _opened_decoder = msgspec.msgpack.Decoder(list[engine.ChangedCell])
@@ -126,7 +126,7 @@ class GameStore:
         self._cache = None if self.cluster or not cache_bytes else GameCache(cache_bytes)
         self.ttl_ms = ttl_seconds * 1000
         self._buckets = buckets
-        self._commit = {c: redis.register_script(publishing(c, _COMMIT)) for c in COMMANDS}
+        self._commit = {c: redis.register_script(publishing(c, COMMIT_SCRIPT)) for c in COMMANDS}
         self._create = redis.register_script(_CREATE)
         self._load = redis.register_script(_LOAD)
         self._notice = {c: redis.register_script(publishing(c, _NOTICE)) for c in COMMANDS}
@@ -201,7 +201,7 @@ class GameStore:
         idempotent: bytes | None = None
         with redis_errors():
             if idempotency_key is None and not takes:
-                fields = cast(list[Any], await self.redis.hmget(key, _FIELDS))
+                fields = cast(list[Any], await self.redis.hmget(key, SNAPSHOT_FIELDS))
             elif self.cluster:
                 fields, idempotent = await self._load_on_cluster(
                     game_id, idempotency_key, takes, now_ms
@@ -264,9 +264,9 @@ class GameStore:
 
         async def read() -> tuple[list[Any], bytes | None]:
             if idempotency_key is None:
-                return await self.redis.hmget(keys.game(game_id), _FIELDS), None
+                return await self.redis.hmget(keys.game(game_id), SNAPSHOT_FIELDS), None
             pipe = self.redis.pipeline(transaction=False)
-            pipe.hmget(keys.game(game_id), _FIELDS)
+            pipe.hmget(keys.game(game_id), SNAPSHOT_FIELDS)
             pipe.get(keys.idempotency(game_id, idempotency_key))
             fields, idempotent = await pipe.execute()
             return fields, idempotent

@@ -17,7 +17,7 @@ from .scripts import source
 
 # The ``take`` function, which load.lua calls too.
 TAKE_FUNCTION = source("take.lua")
-_TAKE = TAKE_FUNCTION + "return take(KEYS, 1, ARGV, 1)\n"
+TAKE_SCRIPT = TAKE_FUNCTION + "return take(KEYS, 1, ARGV, 1)\n"
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -53,7 +53,7 @@ def take_args(takes: list[Take], now_ms: int) -> list[float | int]:
 
 class Buckets:
     def __init__(self, redis: Redis) -> None:
-        self._take = redis.register_script(_TAKE)
+        self._take = redis.register_script(TAKE_SCRIPT)
 
     async def take(self, takes: list[Take], now_ms: int) -> int:
         """The wait in ms before ``takes`` (keys of one hash tag) can be had; 0: taken."""

@@ -54,10 +54,11 @@ async def sharded(client: Redis) -> bool:
         ):
             log.warning("waiting for Redis to tell its version")
             await asyncio.sleep(RETRY_SECONDS)
-    return all(_version(v) >= SHARDED_SINCE for v in versions)
+    return all(version_of(v) >= SHARDED_SINCE for v in versions)
 
 
-def _version(text: str) -> tuple[int, ...]:
+def version_of(text: str) -> tuple[int, ...]:
+    """A Redis version's major and minor, to compare: "7.0.15" -> (7, 0)."""
     return tuple(int(part) for part in text.split(".")[:2])
 
 

@@ -53,10 +53,10 @@ from service import engine  # noqa: E402
 from service.api.ratelimit import Limits, RateLimits  # noqa: E402
 from service.config import Config  # noqa: E402
 from service.store import Take, keys  # noqa: E402
-from service.store.games import _COMMIT, _FIELDS, IDEMPOTENCY_TTL_MS, STREAM_MAXLEN  # noqa: E402
+from service.store.games import COMMIT_SCRIPT, IDEMPOTENCY_TTL_MS, SNAPSHOT_FIELDS, STREAM_MAXLEN  # noqa: E402
 from service.store.players import RECENT_KEPT  # noqa: E402
-from service.store.ratelimit import _TAKE, take_args  # noqa: E402
-from service.store.routes import SHARDED_SINCE, _version, publishing  # noqa: E402
+from service.store.ratelimit import TAKE_SCRIPT, take_args  # noqa: E402
+from service.store.routes import SHARDED_SINCE, publishing, version_of  # noqa: E402
 from tests.support.servers import free_port, wait_for  # noqa: E402
 
 TTL_MS = 7 * 24 * 3600 * 1000
@@ -109,7 +109,7 @@ class Commands:
         # A move on a cached game takes them in its commit; on a cluster every move
         # reads its game and takes each group in calls of their own, then commits.
         self.takes: list[Take] = [t for g in self.groups for t in g] if kind == "limited" else []
-        self.read = resp(b"HMGET", game, *_FIELDS)
+        self.read = resp(b"HMGET", game, *SNAPSHOT_FIELDS)
         self.take_heads = [
             b"*%d\r\n" % (3 + len(g) + 1 + 4 * len(g))
             + b"".join(bulk(p) for p in (b"EVALSHA", shas["take"], len(g), *(t.key for t in g)))
@@ -394,11 +394,11 @@ def main() -> None:
             # The script as the service registers it (store/games.py), publishing as the
             # service would on this server (store/routes.py): sharded from Redis 7 on.
             publish, subscribe = ((b"SPUBLISH", b"SSUBSCRIBE")
-                                  if _version(version) >= SHARDED_SINCE
+                                  if version_of(version) >= SHARDED_SINCE
                                   else (b"PUBLISH", b"SUBSCRIBE"))
             shas = {"commit": server.call(b"SCRIPT", b"LOAD",
-                                          publishing(publish.decode(), _COMMIT)),
-                    "take": server.call(b"SCRIPT", b"LOAD", _TAKE)}
+                                          publishing(publish.decode(), COMMIT_SCRIPT)),
+                    "take": server.call(b"SCRIPT", b"LOAD", TAKE_SCRIPT)}
             label = f"Redis {version}"
             print(f"{label}: {executable}")
             for pipeline in args.pipeline:
