@@ -88,7 +88,9 @@ async def prepare(
         elapsed_ms=recent.elapsed_ms,
         bbbv_per_s_milli=recent.bbbv_per_s_milli if won else 0,
         best=won and verdict is None and rankable(record, game),
-        recent=encode_recent(recent),
+        # A public list naming a race seat's game would hand its board, and so every
+        # seat's, to anybody while the others still play.
+        recent=encode_recent(recent) if record.match_id is None else "",
     )
     if b.players.cluster:
         await b.players.mark_pending(player_id, game_id, now)

@@ -107,15 +107,23 @@ def progress(state: MatchState, seat: int | None, game: engine.Game, now: int) -
         status = "won" if game.status == "won" else "lost"
         started = state.starts_at if state.starts_at is not None else game.started_at or now
         time_ms = (game.ended_at or now) - started + engine.PENALTY_MS * game.penalties
-    counts = {
-        "bbbv_done": engine.bbbv_done(game), "bbbv": game.bbbv, "penalties": game.penalties,
-    }
+    bbbv_done = engine.bbbv_done(game)
     seats = state.seats
     for i in targets:
-        # A seat done, or counted from a later version of its game, is left as it is.
-        if seats[i].status != "playing" or seats[i].counted >= game.version:
+        s = seats[i]
+        # A seat done, or counted from a later version of its game, is left as it is;
+        # so is one whose counts the move left as they were (a flag, say): announced,
+        # such moves would tell everybody when and how often the seat moves.
+        if s.status != "playing" or s.counted >= game.version:
             continue
-        seats = _with(seats, i, status=status, time_ms=time_ms, counted=game.version, **counts)
+        if status == "playing" and (s.bbbv_done, s.bbbv, s.penalties) == (
+            bbbv_done, game.bbbv, game.penalties
+        ):
+            continue
+        seats = _with(
+            seats, i, status=status, time_ms=time_ms, counted=game.version,
+            bbbv_done=bbbv_done, bbbv=game.bbbv, penalties=game.penalties,
+        )
     if seats == state.seats:
         return None
     change: wire.MatchChange = "finished" if game.finished else "progress"

@@ -38,10 +38,14 @@ def board_before_loss(board: list[str], last: _Recorded) -> list[str]:
     return ["".join(row) for row in rows]
 
 
-async def _match_over(b: Backends, record: Record) -> bool:
-    """A match's game is public once its match ended, even if its seat never finished."""
+async def _public(b: Backends, record: Record) -> bool:
+    """A game's replay is public once the game ended; a match's, once its match ended,
+    even if its seat never finished. A race seat's ended game waits for the match: its
+    mines are every other seat's."""
     if record.match_id is None:
-        return False
+        return record.game.finished
+    if record.game.finished and record.seat < 0:  # the co-op game ends its match
+        return True
     _, state = await b.matches.load(record.match_id)
     return state.status == "finished"
 
@@ -51,8 +55,9 @@ async def replay(request: Request) -> Response:
     b = backends.of(request)
     record = await b.games.load(game_id)
     game = record.game
-    if not game.finished and not await _match_over(b, record):
-        raise ApiError(409, "game_in_progress", "a replay is available once the game has ended")
+    if not await _public(b, record):
+        what = "game" if record.match_id is None else "match"
+        raise ApiError(409, "game_in_progress", f"a replay is available once the {what} has ended")
     opened, stored = await b.games.history(game_id)
     diffs = [_diffs.decode(d) for d in stored]
     mines = grid.unpack(game.layout, game.width, game.height)

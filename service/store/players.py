@@ -70,6 +70,7 @@ class Tally(msgspec.Struct, array_like=True, frozen=True):
     # Whether a win may set a best time or rate.
     best: bool
     # The recent list's entry, as JSON: the Lua msgpack library reads no binary strings.
+    # Empty for a match's game: the match has an entry of its own, written when it ends.
     recent: str
 
 

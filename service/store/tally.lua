@@ -3,7 +3,8 @@
 -- (count.lua) count it the same way. ``blob`` is a msgpack array (players.py, Tally):
 --   1 board ('beginner:classic', ...; '' for a custom board: recent list only)
 --   2 won   3 elapsed ms   4 3BV/s in thousandths (0: unknown)
---   5 whether the win may set a best   6 the entry for the recent list (JSON)
+--   5 whether the win may set a best
+--   6 the entry for the recent list (JSON; '' for a match's game: its match gets one)
 local function tally(player_key, recent_key, blob, keep)
   local t = cmsgpack.unpack(blob)
   local b = t[1]
@@ -29,6 +30,8 @@ local function tally(player_key, recent_key, blob, keep)
       redis.call('HSET', player_key, b .. ':streak', 0)
     end
   end
-  redis.call('LPUSH', recent_key, t[6])
-  redis.call('LTRIM', recent_key, 0, keep - 1)
+  if t[6] ~= '' then
+    redis.call('LPUSH', recent_key, t[6])
+    redis.call('LTRIM', recent_key, 0, keep - 1)
+  end
 end

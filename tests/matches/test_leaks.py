@@ -18,6 +18,7 @@ from tests.matches.conftest import (
     match_socket,
     mines_of,
     new_match,
+    wait_for_match,
     wait_until_started,
 )
 from tests.support.play import Api, Player
@@ -124,6 +125,62 @@ def test_nothing_of_another_seat_reaches_a_player_or_a_spectator(
     assert end["status"] == "finished"
     assert {s["game_id"] for s in end["seats"]} == {alice_game, bob_game}
     assert httpx.get(f"{b.client.base_url}/games/{bob_game}/replay").status_code == 200
+
+
+def test_a_seat_that_finishes_first_hands_nobody_its_board(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """A finished seat's board is every seat's board: until the match ends its game is
+    in no public list and its replay is closed, even to its own player; and a move that
+    changes no count (a flag) is not announced."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, on_mine="lose")
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    view = call(a, "GET", f"/matches/{match['id']}", alice)
+    alice_game = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
+    bob_view = call(b, "GET", f"/matches/{match['id']}", bob)
+    bob_game = next(s["game_id"] for s in bob_view["seats"] if s["player"]["id"] == bob.id)
+    wait_until_started(a, view)
+    mines = sorted(mines_of(store, alice_game))
+    Seat(a, alice, alice_game).move("reveal", *mines[0])
+    playing = wait_for_match(b, match["id"], "playing")
+    assert [s["status"] for s in playing["seats"]] != ["playing", "playing"]
+
+    for reader in (None, bob, alice):
+        profile = call(b, "GET", f"/players/{alice.id}", reader)
+        assert alice_game.encode() not in json.dumps(profile).encode(), profile["recent"]
+        r = b.client.get(f"/games/{alice_game}/replay", headers=reader.auth if reader else {})
+        assert r.status_code == 409 and r.json()["code"] == "game_in_progress", r.text
+    # Bob flags: nobody hears of it. His reveal moves his counts: everybody does.
+    before = call(b, "GET", f"/matches/{match['id']}")["version"]
+    bob_seat = Seat(b, bob, bob_game)
+    bob_seat.move("flag", *mines[0])
+    bob_seat.move("flag", *mines[1])
+    assert call(b, "GET", f"/matches/{match['id']}")["version"] == before
+    bob_seat.move("reveal", *cell_that_counts(b.view(bob_game)["board"], set(mines)))
+    assert call(b, "GET", f"/matches/{match['id']}")["version"] > before
+
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    wait_for_match(a, match["id"], "finished")
+    assert httpx.get(f"{b.client.base_url}/games/{alice_game}/replay").status_code == 200
+    recent = call(a, "GET", f"/players/{alice.id}")["recent"]
+    assert [(r["id"], r["kind"]) for r in recent] == [(match["id"], "match")]
+
+
+def cell_that_counts(board: list[str], mines: set[tuple[int, int]]) -> tuple[int, int]:
+    """A hidden safe cell whose reveal adds to the 3BV done: a zero (its opening is
+    untouched, or it would be open) or a number with no zero beside it."""
+    def around(x: int, y: int) -> list[tuple[int, int]]:
+        return [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                if (dx or dy) and 0 <= x + dx < len(board[0]) and 0 <= y + dy < len(board)]
+
+    def zero(x: int, y: int) -> bool:
+        return (x, y) not in mines and not any(n in mines for n in around(x, y))
+
+    return next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                if c == "#" and (x, y) not in mines
+                and (zero(x, y) or not any(zero(*n) for n in around(x, y))))
 
 
 def test_the_match_socket_replays_updates_after_since(clients: tuple[Api, Api]) -> None:
