@@ -142,16 +142,20 @@ def test_two_pages_race_a_private_match_to_the_end(
     in_view(one.page.locator("#match-seats li", has_text=name_two).get_by_text("1 mine +5 s"))
     assert two.status() == "playing"
 
-    # Both race: one move each in turn; each sees the other's progress move.
-    while one.status() != "won" or two.status() != "won":
-        for m in (one, two):
-            if m.status() != "won":
-                assert m.status() in ("ready", "playing"), m.status()
-                play_one(m, mines)
-        if one.status() == "won" and two.status() != "won":
-            expect(seat_bar(two, name_one)).to_have_attribute(
-                "aria-valuenow", seat_bar(two, name_one).get_attribute("aria-valuemax") or "x"
-            )
+    # One clears the board first; two, still racing, sees one's progress fill up.
+    while one.status() != "won":
+        assert one.status() in ("ready", "playing"), one.status()
+        play_one(one, mines)
+    expect(seat_bar(two, name_one)).to_have_attribute(
+        "aria-valuenow", seat_bar(two, name_one).get_attribute("aria-valuemax") or "x"
+    )
+    # One's finished board, shown while two plays, offers neither its replay nor a watch
+    # link: both would hand two the board.
+    in_view(one.page.locator("#result-title"))
+    for button in ("#result-replay", "#result-share", "#share"):
+        expect(one.page.locator(button)).to_be_hidden()
+    while two.status() != "won":
+        play_one(two, mines)
 
     for m, me in ((one, name_one), (two, name_two)):
         # Neither hints nor a pause in a race.
