@@ -265,6 +265,20 @@ def check_window(record: Record, now: int) -> None:
         raise ApiError(409, "game_over", "the match's time is up")
 
 
+async def check_seat(b: Backends, record: Record, mover: str | None) -> None:
+    """A match's game takes a change only from a seat still in the match, while it is on:
+    a resigned seat is out of the race, and an ended match's boards are public."""
+    assert record.match_id is not None
+    _, state = await b.matches.load(record.match_id)
+    if state.status == "finished":
+        raise ApiError(409, "game_over", "the match has ended")
+    seat = record.seat if record.seat >= 0 else None
+    if seat is None and mover is not None:  # the co-op game: the mover's seat
+        seat = match_rules.seated(state, mover)
+    if seat is not None and state.seats[seat].status == "resigned":
+        raise ApiError(409, "game_over", "you resigned from the match")
+
+
 async def seat_moved(b: Backends, record: Record, game: engine.Game) -> None:
     """Count a committed move of a match's game in its seat's (or, co-op, every seat's)
     progress."""

@@ -187,6 +187,8 @@ async def change(
                 record, cached = await _load(b, game_id, key, takes), False
                 takes = []
                 continue
+            if record.match_id is not None and attempt == 0:
+                await matches.check_seat(b, record, authorise(record, token_hash))
             saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
             ending = None
             if record.player_id is not None and endings.ends(record, outcome.game):

@@ -168,6 +168,46 @@ def test_a_seat_that_finishes_first_hands_nobody_its_board(
     assert [(r["id"], r["kind"]) for r in recent] == [(match["id"], "match")]
 
 
+def test_a_resigned_seat_and_an_ended_match_take_no_moves(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """A seat that resigned is out: it would otherwise play on, and once the match ends
+    with every board public, play its own knowing where the mines are."""
+    a, b = clients
+    alice, bob, carol = a.register(), b.register(), a.register()
+    race = new_match(a, alice, seats=2)
+    call(b, "POST", f"/matches/{race['id']}/join", bob)
+    view = call(a, "GET", f"/matches/{race['id']}", alice)
+    alice_game = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
+    wait_until_started(a, view)
+    mines = mines_of(store, alice_game)
+    alice_seat = Seat(b, alice, alice_game)
+    before = b.view(alice_game)
+    cell = cell_that_counts(before["board"], mines)
+    call(a, "POST", f"/matches/{race['id']}/leave", alice)
+    refused = alice_seat.move("reveal", *cell, expect=409)
+    assert refused["code"] == "game_over" and "resigned" in refused["detail"]
+    call(b, "POST", f"/matches/{race['id']}/leave", bob)
+    assert wait_for_match(a, race["id"], "finished")
+    assert alice_seat.move("reveal", *cell, expect=409)["code"] == "game_over"
+    assert b.view(alice_game)["version"] == before["version"]
+
+    # Co-op: the teammate who resigned moves the shared game no more; the other does.
+    coop = new_match(a, alice, mode="coop", seats=2, rated=False)
+    call(b, "POST", f"/matches/{coop['id']}/join", carol)
+    view = wait_for_match(a, coop["id"], "countdown")
+    game = view["seats"][0]["game_id"]
+    wait_until_started(a, view)
+    cells = [c for c in hidden_cells(a.view(game)["board"]) if c not in mines_of(store, game)]
+    call(a, "POST", f"/matches/{coop['id']}/leave", carol)
+    assert Seat(a, carol, game).move("flag", *cells[0], expect=409)["code"] == "game_over"
+    Seat(b, alice, game).move("flag", *cells[0])
+
+
+def hidden_cells(board: list[str]) -> list[tuple[int, int]]:
+    return [(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"]
+
+
 def cell_that_counts(board: list[str], mines: set[tuple[int, int]]) -> tuple[int, int]:
     """A hidden safe cell whose reveal adds to the 3BV done: a zero (its opening is
     untouched, or it would be open) or a number with no zero beside it."""
