@@ -18,6 +18,7 @@ from tests.matches.conftest import (
     match_socket,
     mines_of,
     new_match,
+    receive,
     wait_for_match,
     wait_until_started,
 )
@@ -153,6 +154,7 @@ def test_a_seat_that_finishes_first_hands_nobody_its_board(
         r = b.client.get(f"/games/{alice_game}/replay", headers=reader.auth if reader else {})
         assert r.status_code == 409 and r.json()["code"] == "game_in_progress", r.text
     # Bob flags: nobody hears of it. His reveal moves his counts: everybody does.
+    wait_for_change(b, match["id"], "started")  # the last change the service makes itself
     before = call(b, "GET", f"/matches/{match['id']}")["version"]
     bob_seat = Seat(b, bob, bob_game)
     bob_seat.move("flag", *mines[0])
@@ -206,6 +208,15 @@ def test_a_resigned_seat_and_an_ended_match_take_no_moves(
 
 def hidden_cells(board: list[str]) -> list[tuple[int, int]]:
     return [(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"]
+
+
+def wait_for_change(api: Api, match_id: str, change: str) -> None:
+    """Until the match has gone through ``change``: its updates, read from the first."""
+    with match_socket(api, match_id, since=0) as ws:
+        while True:
+            message = receive(ws)
+            if message["type"] == "match_update" and message["change"] == change:
+                return
 
 
 def cell_that_counts(board: list[str], mines: set[tuple[int, int]]) -> tuple[int, int]:
