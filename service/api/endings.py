@@ -136,6 +136,16 @@ async def settle(
         log.warning("could not settle the end of game %s", game_id)
 
 
+async def settle_again(b: Backends, game_id: str, record: Record) -> None:
+    """For a retried move on a player's finished game: rank the win again, in case the
+    first attempt's :func:`settle` did not get to it (entering a win twice changes
+    nothing). Its stats were counted by the commit itself, or are on a cluster when the
+    player is next read."""
+    game = record.game
+    if game.status == "won" and record.held is None and rankable(record, game):
+        await enter_leaderboard(b, game_id, record, game)
+
+
 async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: engine.Game) -> None:
     """Rank a player's win on the humans' or the bots' board."""
     assert record.player_id is not None and game.preset is not None

@@ -180,6 +180,8 @@ async def change(
             if outcome is None:
                 if not cached:
                     assert answer is not None
+                    if record.idempotent is not None and record.game.finished:
+                        await _after_end_again(b, game_id, record)
                     return answer
                 # A copy may be behind: only a change it commits is answered from it.
                 # Anything else (an error, nothing to store) is answered from the game
@@ -213,6 +215,18 @@ async def change(
                 record = await b.games.load(game_id, key)
     metrics.EXHAUSTED.inc()
     raise busy()
+
+
+async def _after_end_again(b: Backends, game_id: str, record: Record) -> None:
+    """A move sent again after its game ended: what the ending commit sets off (the
+    leaderboard, the match's count of the seat) may have been cut short, the replica
+    or Redis gone between the commit and its answer; and the retry is answered from the
+    stored answer, so nothing else would do it. Both steps change nothing when done
+    twice."""
+    if record.player_id is not None:
+        await endings.settle_again(b, game_id, record)
+    if record.match_id is not None:
+        await matches.seat_moved(b, record, record.game)
 
 
 async def _apply(

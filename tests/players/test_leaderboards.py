@@ -10,9 +10,13 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import redis
 from websockets.sync.client import connect
 
+from service import engine
 from service.engine import solver
+from service.store import keys
+from service.store.leaderboards import board_name
 from tests.support.play import Api, Game, Player, apply_cells, positions, unique_name
 from tests.support.solve import HUMAN_PACE, next_cell, play_out
 
@@ -110,3 +114,40 @@ def test_only_players_wins_are_ranked(a: Api) -> None:
     assert anonymous.view["player_id"] is None and a.view(anonymous)["held"] is None
     assert anonymous.id not in board(a, no_guess="true")
     assert anonymous.id not in board(a, no_guess="true", bot="true")
+
+
+def test_a_win_sent_again_is_ranked_if_its_first_answer_was_cut_short(
+    a: Api, b: Api, redis_url: str
+) -> None:
+    """The win commits, then the replica goes before it ranks it (here: the entry taken
+    out of Redis, as if never written). The client, with no answer, sends the click
+    again with the same Idempotency-Key: the stored answer comes back, and the win is
+    ranked then, once."""
+    bot = a.register(bot=True)
+    game = a.create(owner=bot, preset="beginner", no_guess=True)
+    a.reveal(game, *next_cell(game.view["board"], game.view["mines"]))  # places the mines
+    store = redis.Redis.from_url(redis_url)
+    snap = engine.decode(store.hget(keys.game(game.id), "snap"))  # type: ignore[arg-type]
+    mines = {(i % 9, i // 9) for i in range(81) if snap.is_mine(i)}
+    view = a.view(game)
+    while len(left := positions(view["board"], "#") - mines) > 1:
+        x, y = next_cell(view["board"], view["mines"])
+        a.reveal(game, x, y)
+        view = a.view(game)
+    last = {"x": min(left)[0], "y": min(left)[1]}
+    headers = {**game.auth, "Idempotency-Key": "the-winning-click"}
+    first = a.client.post(f"/games/{game.id}/reveal", json=last, headers=headers)
+    assert first.json()["status"] == "won"
+    name = board_name("beginner", True, bot=True)
+    assert store.zrem(keys.leaderboard_times(name), game.id) == 1
+    store.hdel(keys.leaderboard_entries(name), game.id)
+    assert game.id not in board(a, no_guess="true", bot="true")
+
+    again = b.client.post(f"/games/{game.id}/reveal", json=last, headers=headers)
+    assert again.status_code == 200 and again.json() == first.json()
+    entries = b.client.get("/leaderboards/beginner",
+                           params={"limit": 100, "no_guess": "true", "bot": "true"}).json()
+    assert [e["game_id"] for e in entries["entries"]].count(game.id) == 1
+    stats = a.player(bot)["stats"]["beginner"]["no_guess"]
+    assert (stats["played"], stats["won"]) == (1, 1)
+    store.close()
