@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import logging
 
-from ..store import MatchNotFound, MatchState, StoreUnavailable
+import msgspec
+
+from ..store import GameNotFound, MatchNotFound, MatchState, StoreUnavailable
 from . import match_rules, ratings
 from .backends import Backends
 from .match_rules import Changed
@@ -24,17 +26,39 @@ POLL_SECONDS = 0.1
 LEASE_MS = 5000
 
 
-async def due_step(state: MatchState, now: int) -> Changed | None:
+async def due_step(b: Backends, state: MatchState, now: int) -> Changed | None:
     """What the time alone changes: a countdown over, or the time limit reached."""
     ending = state.ends_at is not None and now >= state.ends_at
     if state.status in ("countdown", "playing") and ending:
-        return match_rules.end(state, now)
+        return match_rules.end(await _as_played(b, state, now), now)
     return match_rules.go(state, now)
 
 
+async def _as_played(b: Backends, state: MatchState, now: int) -> MatchState:
+    """The match with its seats as their games stand: a seat's last move before the
+    time limit (its win, say) may be committed on its game and not yet counted on the
+    match. In the same version: the end is the one change."""
+    seats = state.seats
+    games = {s.game_id for s in seats if s.status == "playing" and s.game_id is not None}
+    for game_id in sorted(games):
+        try:
+            record = await b.games.load(game_id)
+        except GameNotFound:
+            continue
+        seat = None if record.seat < 0 else record.seat
+        moved = match_rules.progress(msgspec.structs.replace(state, seats=seats), seat,
+                                     record.game, now)
+        if moved is not None:
+            seats = moved.state.seats
+    return msgspec.structs.replace(state, seats=seats)
+
+
 async def tick(b: Backends, match_id: str) -> None:
+    async def step(state: MatchState, now: int) -> Changed | None:
+        return await due_step(b, state, now)
+
     try:
-        _, state = await change_match(b, match_id, due_step)
+        _, state = await change_match(b, match_id, step)
     except MatchNotFound:
         await b.matches.unschedule(match_id)
         return

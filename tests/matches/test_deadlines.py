@@ -8,8 +8,16 @@ import msgspec
 import redis
 
 from service import wire
-from service.store import keys
-from tests.matches.conftest import Seat, call, new_match, wait_for_match
+from service.store import MatchState, keys
+from tests.matches.conftest import (
+    Seat,
+    call,
+    mines_of,
+    new_match,
+    play_to_win,
+    wait_for_match,
+    wait_until_started,
+)
 from tests.support.play import Api
 
 
@@ -46,3 +54,37 @@ def test_a_match_nobody_touches_ends_on_time_and_is_rated_once(
     assert not store.zscore(keys.match_deadlines(), match["id"])
     over = Seat(a, alice, game_id).move("reveal", 0, 0, expect=409)
     assert over["code"] == "game_over"
+
+
+def test_a_win_the_match_had_not_counted_when_time_ran_out_still_wins(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """A seat's winning move commits on its game; the match's count of it comes in a
+    second commit, which the time limit may beat (or a replica's end may cut short).
+    The service ends the match on the seats' games as they stand, not on its counts."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, time_limit_s=5)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    view = call(a, "GET", f"/matches/{match['id']}", alice)
+    seat = next(i for i, s in enumerate(view["seats"]) if s["player"]["id"] == alice.id)
+    alice_game = view["seats"][seat]["game_id"]
+    wait_until_started(a, view)
+    assert play_to_win(Seat(a, alice, alice_game), mines_of(store, alice_game))["status"] == "won"
+    won = call(a, "GET", f"/matches/{match['id']}")["seats"][seat]
+    assert won["status"] == "won"
+
+    # The match as it would be had the count of the win not landed.
+    key = keys.match(match["id"])
+    state = msgspec.msgpack.decode(store.hget(key, "snap"), type=MatchState)  # type: ignore[arg-type]
+    uncounted = msgspec.structs.replace(
+        state.seats[seat], status="playing", time_ms=None, counted=0, bbbv_done=0
+    )
+    seats = (*state.seats[:seat], uncounted, *state.seats[seat + 1:])
+    store.hset(key, "snap", msgspec.msgpack.encode(msgspec.structs.replace(state, seats=seats)))
+
+    end = wait_for_match(b, match["id"], "finished", timeout=60)
+    mine, other = end["seats"][seat], end["seats"][1 - seat]
+    assert (mine["status"], mine["place"], mine["time_ms"]) == ("won", 1, won["time_ms"])
+    assert (other["status"], other["place"]) == ("lost", 2)
+    assert mine["rating_after"] > mine["rating_before"]
