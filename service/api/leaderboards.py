@@ -3,6 +3,7 @@ games, the humans' (or with ``bot=true`` the bots'), under each player's name no
 
 from __future__ import annotations
 
+import datetime
 import re
 
 from starlette.requests import Request
@@ -32,6 +33,19 @@ def _limit(raw: str | None) -> int:
     return int(raw)
 
 
+def _date(raw: str | None) -> str | None:
+    """A day of the calendar, as YYYY-MM-DD: a day that never was has no board to show."""
+    if raw is None:
+        return None
+    try:
+        if _DATE.fullmatch(raw):
+            datetime.date.fromisoformat(raw)
+            return raw
+    except ValueError:
+        pass
+    raise ApiError(422, "invalid_request", "date is a day of the calendar, as YYYY-MM-DD")
+
+
 async def leaderboard(request: Request) -> Response:
     preset = request.path_params["preset"]
     if preset not in engine.PRESETS:
@@ -39,9 +53,7 @@ async def leaderboard(request: Request) -> Response:
     no_guess = _flag("no_guess", request.query_params.get("no_guess"))
     bot = _flag("bot", request.query_params.get("bot"))
     limit = _limit(request.query_params.get("limit"))
-    date = request.query_params.get("date")
-    if date is not None and not _DATE.fullmatch(date):
-        raise ApiError(422, "invalid_request", "date is YYYY-MM-DD")
+    date = _date(request.query_params.get("date"))
     board = store.board_name(preset, no_guess, date, bot=bot)
     b = backends.of(request)
     entries = await b.leaderboards.top(board, limit)

@@ -308,6 +308,7 @@ def test_a_hinted_win_is_not_ranked(http: httpx.Client, bot: Player) -> None:
         ("/leaderboards/expert?no_guess=maybe", 422),
         ("/leaderboards/expert?bot=yes", 422),
         ("/leaderboards/expert?date=yesterday", 422),
+        ("/leaderboards/expert?date=2020-13-45", 422),
     ],
 )
 def test_bad_leaderboard_queries(http: httpx.Client, path: str, status: int) -> None:
