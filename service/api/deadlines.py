@@ -14,10 +14,10 @@ import logging
 import msgspec
 
 from ..store import GameNotFound, MatchNotFound, MatchState, StoreUnavailable
-from . import match_rules, ratings
+from . import match_rules
 from .backends import Backends
 from .match_rules import Changed
-from .matches import change_match
+from .matches import change_match, settle_end
 from .requests import now_ms
 
 log = logging.getLogger(__name__)
@@ -63,9 +63,8 @@ async def tick(b: Backends, match_id: str) -> None:
         await b.matches.unschedule(match_id)
         return
     if state.status == "finished":
-        # The replica that ended it may have died before writing the ratings.
-        await ratings.apply(b, state)
-        await b.matches.unschedule(match_id)
+        # The replica that ended it may have died before settling it.
+        await settle_end(b, state)
 
 
 async def run(b: Backends) -> None:

@@ -72,15 +72,25 @@ async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchSta
 async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
     """What a committed change leads to: the next deadline, or the ratings of the end."""
     if new.status == "finished":
-        await ratings.apply(b, new)
-        await b.matches.unschedule(new.id)
-        await asyncio.gather(*(
-            b.players.add_recent(seat.player_id, recent_entry(new, seat)) for seat in new.seats
-        ))
+        await settle_end(b, new)
     elif new.status == "countdown" and old.status == "waiting" and new.starts_at is not None:
         await b.matches.schedule(new.id, new.starts_at)
     elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
         await b.matches.schedule(new.id, new.ends_at)
+
+
+async def settle_end(b: Backends, state: MatchState) -> None:
+    """What an ended match leads to: its ratings, and its entry in each seat's player's
+    recent list. Each is written once however often this runs, and the match leaves the
+    deadlines only after both: until then the poller runs this again, should the replica
+    that ended it die first."""
+    await ratings.apply(b, state)
+    now = now_ms()
+    await asyncio.gather(*(
+        b.players.add_recent(seat.player_id, recent_entry(state, seat), now)
+        for seat in state.seats
+    ))
+    await b.matches.unschedule(state.id)
 
 
 def recent_entry(state: MatchState, seat: SeatState) -> store.Recent:

@@ -49,7 +49,8 @@ def player_pending(player_id: str) -> str:
 
 
 def player_counted(player_id: str) -> str:
-    """On a cluster: the games already counted in the player's stats (sorted set, by time)."""
+    """The games already counted in the player's stats (on a cluster) and the matches
+    already in their recent list (sorted set, by time)."""
     return f"ms:{{p:{player_id}}}:counted"
 
 

@@ -113,6 +113,7 @@ class PlayerStore:
         self._claim = redis.register_script(source("claim.lua"))
         self._count = redis.register_script(TALLY_FUNCTION + source("count.lua"))
         self._forget = redis.register_script(source("forget.lua"))
+        self._listed = redis.register_script(source("listed.lua"))
 
     # ---- names ---------------------------------------------------------------------------
 
@@ -255,14 +256,15 @@ class PlayerStore:
 
         await asyncio.gather(*(one(g) for g in pending))
 
-    async def add_recent(self, player_id: str, recent: Recent) -> None:
-        """Put a finished match at the head of the player's recent list (a game gets there
-        with the commit that ends it)."""
+    async def add_recent(self, player_id: str, recent: Recent, now_ms: int) -> bool:
+        """Put a finished match at the head of the player's recent list, once (a game gets
+        there with the commit that ends it); False when it was there already."""
         with redis_errors():
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.lpush(keys.player_recent(player_id), encode_recent(recent))
-            pipe.ltrim(keys.player_recent(player_id), 0, RECENT_KEPT - 1)
-            await pipe.execute()
+            listed = await self._listed(
+                keys=[keys.player_recent(player_id), keys.player_counted(player_id)],
+                args=[recent.id, encode_recent(recent), now_ms, self._remember_ms, RECENT_KEPT],
+            )
+        return bool(listed == 1)
 
     # ---- the player's socket -------------------------------------------------------------
 

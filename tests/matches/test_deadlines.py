@@ -88,3 +88,34 @@ def test_a_win_the_match_had_not_counted_when_time_ran_out_still_wins(
     assert (mine["status"], mine["place"], mine["time_ms"]) == ("won", 1, won["time_ms"])
     assert (other["status"], other["place"]) == ("lost", 2)
     assert mine["rating_after"] > mine["rating_before"]
+
+
+def test_an_end_its_replica_left_unsettled_is_settled_by_the_poller_once(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """The replica that ended a match died before listing it in its players' recent
+    games (here: Bob's entry taken out, the match put back among the deadlines, as if
+    never done). A poller finishes the work: Bob's entry is back, Alice's not twice."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    wait_until_started(a, call(a, "GET", f"/matches/{match['id']}"))
+    call(a, "POST", f"/matches/{match['id']}/leave", alice)
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    wait_for_match(a, match["id"], "finished")
+    listed = [(match["id"], "match")]
+    for p in (alice, bob):
+        assert [(r["id"], r["kind"]) for r in a.player(p)["recent"]] == listed
+    store.delete(keys.player_recent(bob.id))
+    store.zrem(keys.player_counted(bob.id), match["id"])
+    store.zadd(keys.match_deadlines(), {match["id"]: 0})
+
+    deadline = time.monotonic() + 30
+    while store.zscore(keys.match_deadlines(), match["id"]) is not None:
+        assert time.monotonic() < deadline, "the poller left the match unsettled"
+        time.sleep(0.05)
+    for p in (alice, bob):
+        assert [(r["id"], r["kind"]) for r in b.player(p)["recent"]] == listed
+    for seat in call(b, "GET", f"/matches/{match['id']}")["seats"]:
+        assert b.player(seat["player"]["id"])["ratings"]["race"]["games"] == 1
