@@ -203,7 +203,7 @@ class MatchStore:
                 keys=[keys.seek(seek_id), keys.seek_pool(pool)],
                 args=[
                     now_ms, expiry_ms, window, widening, secrets.token_hex(16),
-                    keys.seek(""), seek_id,
+                    keys.seek(""), seek_id, keys.player_seek(""),
                 ],
             )
         status, match_id, partner, partner_player = (r.decode() for r in reply)

@@ -1,15 +1,21 @@
 -- Pair a waiting seek with the closest-rated waiting seek of its pool, all in one script
 -- on the seeks' slot: two replicas pairing at once can never both take the same seek.
--- A seek whose player stopped polling it (and has no socket open) expires here.
+-- A seek whose player stopped polling it (and has no socket open) expires here; one
+-- that is no longer its player's latest (two seeks sent at once, through two replicas,
+-- both waiting) is cancelled here, so a player is never paired twice.
 --
 -- KEYS[1] the seek's hash   KEYS[2] its pool (waiting seeks by rating)
 -- ARGV[1] now ms   ARGV[2] expiry ms   ARGV[3] the window at first (rating points)
 -- ARGV[4] how much the window widens per second of waiting   ARGV[5] the match id to use
 -- ARGV[6] the prefix of a seek's key (the pool holds ids)   ARGV[7] the seek's id
+-- ARGV[8] the prefix of a player's latest seek's key
 -- Returns {status, match id, partner's seek id, partner's player id} ('' when none).
 local now = tonumber(ARGV[1])
 local function alive(key)
   return tonumber(redis.call('HGET', key, 'alive') or '0') + tonumber(ARGV[2]) >= now
+end
+local function replaced(key, id)
+  return redis.call('GET', ARGV[8] .. redis.call('HGET', key, 'pid')) ~= id
 end
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then
@@ -17,6 +23,11 @@ if not status then
 end
 if status ~= 'waiting' then
   return {status, redis.call('HGET', KEYS[1], 'match') or '', '', ''}
+end
+if replaced(KEYS[1], ARGV[7]) then
+  redis.call('HSET', KEYS[1], 'status', 'cancelled')
+  redis.call('ZREM', KEYS[2], ARGV[7])
+  return {'cancelled', '', '', ''}
 end
 if not alive(KEYS[1]) then
   redis.call('HSET', KEYS[1], 'status', 'expired')
@@ -34,6 +45,9 @@ for i = 1, #near, 2 do
   local key = ARGV[6] .. id
   if id ~= ARGV[7] and redis.call('HGET', key, 'pid') ~= player then
     if redis.call('HGET', key, 'status') ~= 'waiting' then
+      redis.call('ZREM', KEYS[2], id)
+    elseif replaced(key, id) then
+      redis.call('HSET', key, 'status', 'cancelled')
       redis.call('ZREM', KEYS[2], id)
     elseif not alive(key) then
       redis.call('HSET', key, 'status', 'expired')

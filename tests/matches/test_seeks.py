@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import secrets
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import redis
 from websockets.sync.client import connect
 
+from service.store import keys
 from tests.matches.conftest import SEEK_EXPIRY, call
 from tests.support.play import Api, Player
 
@@ -111,3 +114,31 @@ def test_a_new_seek_replaces_the_players_waiting_one(clients: tuple[Api, Api]) -
     assert waiting["status"] == "waiting"
     call(a, "DELETE", f"/seeks/{second['id']}", alice)
     call(b, "DELETE", f"/seeks/{waiting['id']}", bob)
+
+
+def test_two_seeks_of_one_player_sent_at_once_pair_once(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Two seeks of one player, sent at the same moment through two replicas, may both
+    be waiting (each replaced no seek: neither was there yet). Only the player's latest
+    pairs; the other is cancelled, so no player is paired twice."""
+    a, b = clients
+    body = {"preset": "expert", "no_guess": True}
+    player, first_rival, second_rival = a.register(), b.register(), a.register()
+    earlier = seek(a, player, **body)
+    # The second seek as the other replica's create leaves it: the earlier one not
+    # cancelled, the player's latest seek this one.
+    later = secrets.token_hex(16)
+    fields = store.hgetall(keys.seek(earlier["id"]))
+    pool = fields[b"pool"].decode()
+    store.hset(keys.seek(later), mapping=fields)  # type: ignore[arg-type]
+    store.zadd(keys.seek_pool(pool), {later: float(fields[b"rating"])})
+    store.set(keys.player_seek(player.id), later)
+
+    paired = seek(b, first_rival, **body)
+    assert paired["status"] == "matched", paired
+    assert call(a, "GET", f"/seeks/{later}")["match_id"] == paired["match_id"]
+    assert call(b, "GET", f"/seeks/{earlier['id']}")["status"] == "cancelled"
+    alone = seek(a, second_rival, **body)
+    assert alone["status"] == "waiting", alone
+    assert call(a, "DELETE", f"/seeks/{alone['id']}", second_rival)["status"] == "cancelled"
