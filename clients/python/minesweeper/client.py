@@ -143,7 +143,7 @@ class Client:
     def replay(self, game: Game | str) -> Replay:
         """A finished game in full: its settings, the mines, every move with its server
         time, and for a loss whether the fatal click was a forced guess. Before the end
-        it raises :class:`~minesweeper.GameInProgress`."""
+        (of a race seat's game: of its match) it raises :class:`~minesweeper.GameInProgress`."""
         response = self._http.get(f"/games/{_http.game_id(game)}/replay")
         return _http.decode(response, Replay)
 

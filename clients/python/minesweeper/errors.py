@@ -112,7 +112,8 @@ class NotSeated(ApiError, code="not_seated"):
 
 
 class GameOver(ApiError, code="game_over"):
-    """409: the game is won or lost; no move changes it any more."""
+    """409: the game is won or lost (or its match is over, or the mover resigned from
+    it); no move changes it any more."""
 
 
 class Paused(ApiError, code="paused"):
@@ -120,7 +121,7 @@ class Paused(ApiError, code="paused"):
 
 
 class GameInProgress(ApiError, code="game_in_progress"):
-    """409: the game has not ended yet, so there is no replay of it."""
+    """409: the game has not ended yet (a race seat's: its match), so there is no replay of it."""
 
 
 class VersionConflict(ApiError, code="version_conflict"):
