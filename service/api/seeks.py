@@ -19,7 +19,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from .. import engine, wire
-from ..store import Owner, Seek, SeekNotFound
+from ..store import MatchNotFound, Owner, Seek, SeekNotFound
 from . import backends, matches, ratings
 from .auth import authorised_player
 from .backends import Backends
@@ -31,6 +31,9 @@ from .responses import MsgspecResponse
 # Rating points two seeks may differ by at first, and how fast that widens (per second).
 WINDOW = 100.0
 WIDENING = 50.0
+# How long the replica that paired two seeks has to make their match before a poll of
+# either seek makes it instead.
+MAKE_GRACE_MS = 2000
 _encode = wire.json_encoder.encode
 
 
@@ -65,6 +68,8 @@ async def _make_match(b: Backends, match_id: str, pool: str, player_ids: list[st
     body = wire.NewMatch(mode="race", preset=preset, no_guess=board == "noguess", rated=True)
     now = now_ms()
     state = matches.new_state(match_id, body, engine.preset(preset), now, seats)
+    # Made once, started once, whoever gets here first: the replica that paired the
+    # seeks, or a poll after it died.
     await b.matches.create(state, matches.update(Changed(state, "joined", None), now))
     await matches.begin(b, match_id)
     notice = _encode(wire.Matched(match_id=match_id))
@@ -116,7 +121,25 @@ async def get_seek(request: Request) -> Response:
         # Alive from now on: the check above judged the time since the last poll.
         await b.matches.touch_seek(seek_id, now_ms())
         seek, _ = await b.matches.seek(seek_id)
+    elif seek.status == "matched":
+        await _made(b, seek, pool)
     return MsgspecResponse(view(seek))
+
+
+async def _made(b: Backends, seek: Seek, pool: str) -> None:
+    """The match of a matched seek exists and has started, made here if the replica that
+    paired the seeks died before it could."""
+    if seek.match_id is None or seek.paired_at is None or len(seek.players) != 2:
+        return
+    if now_ms() - seek.paired_at < MAKE_GRACE_MS:
+        return
+    try:
+        _, state = await b.matches.load(seek.match_id)
+    except MatchNotFound:
+        await _make_match(b, seek.match_id, pool, list(seek.players))
+        return
+    if state.status == "waiting":
+        await matches.begin(b, seek.match_id)
 
 
 async def cancel(request: Request) -> Response:

@@ -89,6 +89,9 @@ class Seek(msgspec.Struct, frozen=True):
     player_id: str
     status: Literal["waiting", "matched", "expired", "cancelled"]
     match_id: str | None
+    # A matched seek: the match's players in seat order, and when the pair was made.
+    players: tuple[str, ...] = ()
+    paired_at: int | None = None
 
 
 class MatchStore:
@@ -108,14 +111,17 @@ class MatchStore:
 
     # ---- matches ----------------------------------------------------------------------------
 
-    async def create(self, state: MatchState, update: bytes) -> None:
-        """Store a new match, its first update on its stream."""
+    async def create(self, state: MatchState, update: bytes) -> bool:
+        """Store a new match, its first update on its stream; False when it was there."""
         with redis_errors():
-            await self._create(
+            made = await self._create(
                 keys=[keys.match(state.id)],
                 args=[self.ttl_ms, "rev", 0, "snap", _encode(state)],
             )
+        if made != 1:
+            return False
         await self.commit(state.id, b"0", state, update)
+        return True
 
     async def load(self, match_id: str) -> tuple[bytes, MatchState]:
         """The match's write counter and state."""
@@ -214,13 +220,15 @@ class MatchStore:
     async def seek(self, seek_id: str) -> tuple[Seek, str]:
         """The seek and its pool."""
         with redis_errors():
-            pid, pool, status, match_id = cast(list[Any], await self.redis.hmget(
-                keys.seek(seek_id), ["pid", "pool", "status", "match"]
+            pid, pool, status, match_id, players, paired = cast(list[Any], await self.redis.hmget(
+                keys.seek(seek_id), ["pid", "pool", "status", "match", "players", "paired"]
             ))
         if pid is None:
             raise SeekNotFound(seek_id)
         seek = Seek(
-            seek_id, pid.decode(), status.decode(), match_id.decode() if match_id else None
+            seek_id, pid.decode(), status.decode(), match_id.decode() if match_id else None,
+            tuple(players.decode().split()) if players else (),
+            int(paired) if paired else None,
         )
         return seek, pool.decode()
 

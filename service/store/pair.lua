@@ -63,7 +63,12 @@ end
 if best == nil then
   return {'waiting', '', '', ''}
 end
-redis.call('HSET', KEYS[1], 'status', 'matched', 'match', ARGV[5])
-redis.call('HSET', best_key, 'status', 'matched', 'match', ARGV[5])
+-- Each seek keeps who was paired (the one who waited longer first, seat 0) and when, so
+-- that a poll may make the match should the replica that paired them die first.
+local partner = redis.call('HGET', best_key, 'pid')
+local pair = {'status', 'matched', 'match', ARGV[5], 'players', partner .. ' ' .. player,
+  'paired', now}
+redis.call('HSET', KEYS[1], unpack(pair))
+redis.call('HSET', best_key, unpack(pair))
 redis.call('ZREM', KEYS[2], ARGV[7], best)
-return {'matched', ARGV[5], best, redis.call('HGET', best_key, 'pid')}
+return {'matched', ARGV[5], best, partner}

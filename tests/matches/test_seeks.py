@@ -142,3 +142,30 @@ def test_two_seeks_of_one_player_sent_at_once_pair_once(
     alone = seek(a, second_rival, **body)
     assert alone["status"] == "waiting", alone
     assert call(a, "DELETE", f"/seeks/{alone['id']}", second_rival)["status"] == "cancelled"
+
+
+def test_a_pair_whose_match_was_never_made_gets_it_from_a_poll(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """The replica that pairs two seeks makes their match next; should it die in
+    between, the seeks say "matched" with a match nobody made (here: the match taken
+    out of Redis, the pair made long ago). A poll of either seek makes it, once."""
+    a, b = clients
+    body = {"preset": "expert", "no_guess": False}
+    first, second = a.register(), b.register()
+    waiting = seek(a, first, **body)
+    paired = seek(b, second, **body)
+    assert paired["status"] == "matched"
+    match_id = paired["match_id"]
+    store.delete(keys.match(match_id), keys.match_events(match_id))
+    store.zrem(keys.match_deadlines(), match_id)
+    for seek_id in (waiting["id"], paired["id"]):
+        store.hset(keys.seek(seek_id), "paired", 0)
+    assert a.client.get(f"/matches/{match_id}").status_code == 404
+
+    assert call(b, "GET", f"/seeks/{waiting['id']}")["match_id"] == match_id
+    made = call(a, "GET", f"/matches/{match_id}")
+    assert [s["player"]["id"] for s in made["seats"]] == [first.id, second.id]
+    assert made["status"] in ("countdown", "playing") and made["rated"]
+    call(a, "GET", f"/seeks/{paired['id']}")
+    assert call(b, "GET", f"/matches/{match_id}")["version"] == made["version"]
