@@ -40,11 +40,13 @@ async def _as_played(b: Backends, state: MatchState, now: int) -> MatchState:
     match. In the same version: the end is the one change."""
     seats = state.seats
     games = {s.game_id for s in seats if s.status == "playing" and s.game_id is not None}
-    for game_id in sorted(games):
-        try:
-            record = await b.games.load(game_id)
-        except GameNotFound:
+    loaded = await asyncio.gather(*(b.games.load(g) for g in sorted(games)),
+                                  return_exceptions=True)
+    for record in loaded:
+        if isinstance(record, GameNotFound):
             continue
+        if isinstance(record, BaseException):
+            raise record
         seat = None if record.seat < 0 else record.seat
         moved = match_rules.progress(msgspec.structs.replace(state, seats=seats), seat,
                                      record.game, now)

@@ -167,6 +167,7 @@ async def change(
         if record is None:
             record = await _load(b, game_id, key, takes)
             takes = []
+        seated = record.match_id is None  # a match's mover is checked once, before a commit
         for attempt in range(MAX_ATTEMPTS):
             now = now_ms()
             try:
@@ -189,8 +190,9 @@ async def change(
                 record, cached = await _load(b, game_id, key, takes), False
                 takes = []
                 continue
-            if record.match_id is not None and attempt == 0:
+            if not seated:
                 await matches.check_seat(b, record, authorise(record, token_hash))
+                seated = True
             saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
             ending = None
             if record.player_id is not None and endings.ends(record, outcome.game):
