@@ -117,7 +117,8 @@ def test_two_replicas_registering_one_name_at_once(a: Api, b: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["a", "x" * 21, "has space", "dot.ted", "<script>", "émile", "", 42, None],
+    "name", ["a", "x" * 21, "has space", "dot.ted", "<script>", "émile", "", 42, None,
+             "newline\n", "\uff21lice"],
 )
 def test_bad_names(a: Api, name: Any) -> None:
     target = a.register()

@@ -127,7 +127,10 @@ Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 Size = Annotated[int, Meta(ge=2, le=1_000_000)]
 MineCount = Annotated[int, Meta(ge=1, le=1_000_000)]
 # A player's name: unique ignoring case.
-PlayerName = Annotated[str, Meta(min_length=2, max_length=20, pattern=r"^[A-Za-z0-9_\-]+$")]
+# "(?!\n)": Python's "$" also matches before a last newline, and "bob\n" is not "bob".
+PlayerName = Annotated[
+    str, Meta(min_length=2, max_length=20, pattern=r"^[A-Za-z0-9_\-]+(?!\n)$")
+]
 PlayerId = Annotated[str, Meta(pattern=r"^[0-9a-f]{32}$")]
 # Why a human account's win was kept off the human leaderboards.
 HeldReason = Literal["faster_than_human_records", "machine_cadence"]
