@@ -27,7 +27,7 @@ MOVE = re.compile(r"/games/[^/]+/(reveal|flag|chord)")
 UNLIMITED = frozenset({"/healthz", "/readyz", "/metrics"})
 FAILURES = frozenset({401, 403, 404})
 # The paths whose 401, 403 and 404 are wrong tokens or guessed ids.
-GUARDED = ("/games", "/players")
+GUARDED = ("/games", "/players", "/matches", "/seeks")
 
 
 @dataclass(frozen=True)

@@ -709,6 +709,33 @@ async def test_guessing_tokens_is_rate_limited(
     await http.close()
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/matches"), ("POST", "/seeks"), ("GET", "/players/me"),
+     ("POST", "/matches/{id}/join"), ("GET", "/seeks/{id}")],
+)
+async def test_guessing_on_matches_and_seeks_is_rate_limited(
+    guarded: ServiceProcess, method: str, path: str
+) -> None:
+    """Wrong player tokens and made-up ids draw on the failure budget on every route
+    that takes them."""
+    await flush_limits(guarded.env["REDIS_URL"])
+    http = Http(guarded.url)
+
+    async def guess(n: int) -> Reply:
+        auth = {"Authorization": f"Bearer {secrets.token_urlsafe(32)}"}
+        body = b'{"mode": "race", "preset": "beginner"}' if method == "POST" else b""
+        reply = await http.request(method, path.format(id=secrets.token_hex(16)), body,
+                                   {**auth, "Content-Type": "application/json"})
+        assert reply.status in (401, 404, 429), (reply.status, reply.body)
+        return reply
+
+    _, reply = await guesses_until_limited(guess, 3 * FAILURES_PER_MINUTE)
+    assert_rate_limited(reply)
+    await flush_limits(guarded.env["REDIS_URL"])
+    await http.close()
+
+
 async def test_guessing_over_websockets_is_rate_limited(guarded: ServiceProcess) -> None:
     """Unknown games and wrong tokens on sockets draw on the same failure budget."""
     await flush_limits(guarded.env["REDIS_URL"])
