@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -22,7 +23,7 @@ from tests.matches.conftest import (
     wait_for_match,
     wait_until_started,
 )
-from tests.support.play import Api, Player
+from tests.support.play import Api, Player, neighbours
 
 
 class Recorder:
@@ -222,9 +223,8 @@ def wait_for_change(api: Api, match_id: str, change: str) -> None:
 def cell_that_counts(board: list[str], mines: set[tuple[int, int]]) -> tuple[int, int]:
     """A hidden safe cell whose reveal adds to the 3BV done: a zero (its opening is
     untouched, or it would be open) or a number with no zero beside it."""
-    def around(x: int, y: int) -> list[tuple[int, int]]:
-        return [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-                if (dx or dy) and 0 <= x + dx < len(board[0]) and 0 <= y + dy < len(board)]
+    def around(x: int, y: int) -> Iterator[tuple[int, int]]:
+        return neighbours(x, y, len(board[0]), len(board))
 
     def zero(x: int, y: int) -> bool:
         return (x, y) not in mines and not any(n in mines for n in around(x, y))
