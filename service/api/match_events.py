@@ -5,7 +5,7 @@ Anybody may watch; what they see is the match as anybody may see it (no race sea
 game until the end). A seated player who sends ``{"type": "auth", "token"}`` with
 their token gets the match again with their own seat's game, and from then on every
 update carries it; in co-op they may send ``{"type": "cursor", "x", "y"}``, which the
-others receive (not stored; a few a second at most).
+others receive (a cell of the board; not stored; a few a second at most).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class MatchSession(Feed):
         self.seat: int | None = None
         self.game_id: str | None = None
         self.coop = False
+        self.size = (0, 0)  # the board's width and height
         self._cursor_at = 0.0
 
     async def snapshot(self, state: MatchState | None = None) -> None:
@@ -61,6 +62,7 @@ class MatchSession(Feed):
 
     def _learn(self, state: MatchState) -> None:
         self.coop = state.mode == "coop"
+        self.size = (state.width, state.height)
         if self.viewer is not None:
             self.seat = match_rules.seated(state, self.viewer)
             if self.seat is not None:
@@ -80,7 +82,7 @@ class MatchSession(Feed):
     async def send_update(self, text: str, head: _Head) -> None:
         if head.version is None or head.version <= self.version:
             return
-        if self.seat is not None and not self.coop:
+        if self.viewer is not None and not self.coop:
             text = await self._own(text)
         await self.send(text)
         self.version = head.version
@@ -90,20 +92,21 @@ class MatchSession(Feed):
 
     async def _own(self, text: str) -> str:
         """The update with the viewer's own seat's game, which the stored one leaves out
-        until the end."""
+        until the end. The seat is looked up in the update itself: a seat before the
+        viewer's that is freed moves the viewer's up."""
         message = _update.decode(text)
-        seat = self.seat
-        assert seat is not None
-        if message.match.status == "finished" or seat >= len(message.match.seats):
+        match = message.match
+        seat = next((n for n, s in enumerate(match.seats) if s.player.id == self.viewer), None)
+        if match.status in ("waiting", "finished") or seat is None:
             return text
-        if self.game_id is None and message.match.status != "waiting":
+        if self.game_id is None:
             _, state = await self.backends.matches.load(self.match_id)
             self._learn(state)
-        if self.game_id is None or message.match.seats[seat].player.id != self.viewer:
+        if self.game_id is None or self.seat != seat:
             return text
-        seats = list(message.match.seats)
+        seats = list(match.seats)
         seats[seat] = msgspec.structs.replace(seats[seat], game_id=self.game_id)
-        match = msgspec.structs.replace(message.match, seats=seats)
+        match = msgspec.structs.replace(match, seats=seats)
         return as_text(msgspec.structs.replace(message, match=match))
 
     async def forward(self, sub: Subscription[_Head], since: int | None) -> None:
@@ -144,6 +147,13 @@ class MatchSession(Feed):
             raise ApiError(409, "not_seated", "only a seated player sends a cursor")
         if not self.coop:
             raise ApiError(422, "invalid_request", "cursors are for co-op matches")
+        width, height = self.size
+        if not (0 <= message.x < width and 0 <= message.y < height):
+            # Relayed to every watcher as it is: a cell of the board or nothing.
+            raise ApiError(
+                422, "invalid_request",
+                f"cell ({message.x}, {message.y}) is off the {width}x{height} board",
+            )
         now = time.monotonic()
         if now - self._cursor_at < CURSOR_INTERVAL:
             return  # a cursor moves on; the next one says where it went

@@ -129,9 +129,12 @@ def match_socket(api: Api, match_id: str, since: int | None = None) -> ClientCon
     return connect(f"ws://{base}/matches/{match_id}/events{query}", open_timeout=30)
 
 
-def receive(ws: ClientConnection) -> dict[str, Any]:
+def receive(ws: ClientConnection, within: float | None = None) -> dict[str, Any]:
+    """The next message other than a heartbeat (each within 30 s, or all ``within``)."""
+    deadline = None if within is None else time.monotonic() + within
     while True:
-        message: dict[str, Any] = json.loads(ws.recv(timeout=30))
+        wait = 30 if deadline is None else max(0.0, deadline - time.monotonic())
+        message: dict[str, Any] = json.loads(ws.recv(timeout=wait))
         if message["type"] != "heartbeat":
             return message
 

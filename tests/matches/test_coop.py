@@ -105,6 +105,13 @@ def test_cursors_reach_the_teammates_across_replicas(clients: tuple[Api, Api]) -
         while got["type"] != "cursor":
             got = receive(mine)
         assert got == {"type": "cursor", "by": bob.id, "x": 3, "y": 4}
+        # A cursor off the board is refused, not relayed to every watcher as sent.
+        for x, y in ((999_999, 999_999), (9, 0), (0, -1)):
+            theirs.send(json.dumps({"type": "cursor", "x": x, "y": y}))
+            error = receive(theirs, within=10)
+            assert error["type"] == "error", (x, y, error)
+            assert error["problem"]["code"] == "invalid_request", (x, y)
+            assert y < 0 or "off the 9x9 board" in error["problem"]["detail"]
 
 
 def test_a_spectator_cannot_send_a_cursor(clients: tuple[Api, Api]) -> None:

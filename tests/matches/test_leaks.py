@@ -255,3 +255,30 @@ def test_the_match_socket_replays_updates_after_since(clients: tuple[Api, Api]) 
     with match_socket(a, match["id"], since=2) as ws:
         again = [json.loads(ws.recv(timeout=30)) for _ in range(2)]
     assert [(m["type"], m["version"]) for m in again] == [("match_update", 3), ("match_update", 4)]
+
+
+def test_a_seat_moved_up_by_a_leave_gets_its_own_game_in_every_update(
+    clients: tuple[Api, Api],
+) -> None:
+    """Bob takes seat 1 of 3; Alice leaves before the start, so Bob's seat becomes seat 0.
+    His socket, authenticated while he sat in seat 1, still shows him his own game from
+    the countdown on."""
+    a, b = clients
+    alice, bob, carol, dave = a.register(), b.register(), a.register(), b.register()
+    match = new_match(a, alice, seats=3)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    with match_socket(b, match["id"]) as ws:
+        assert receive(ws)["type"] == "match"
+        ws.send(json.dumps({"type": "auth", "token": bob.token}))
+        assert receive(ws)["type"] == "match"
+        call(a, "POST", f"/matches/{match['id']}/leave", alice)
+        call(a, "POST", f"/matches/{match['id']}/join", carol)
+        call(b, "POST", f"/matches/{match['id']}/join", dave)  # full: it starts
+        message = receive(ws)
+        while message.get("change") != "countdown":
+            message = receive(ws)
+    seats = message["match"]["seats"]
+    assert seats[0]["player"]["id"] == bob.id, "Bob moved up to seat 0"
+    own = call(b, "GET", f"/matches/{match['id']}", bob)["seats"][0]["game_id"]
+    assert own is not None and seats[0]["game_id"] == own
+    assert seats[1]["game_id"] is None and seats[2]["game_id"] is None, "theirs are theirs"
