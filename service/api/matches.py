@@ -23,7 +23,7 @@ from starlette.responses import Response
 
 from .. import engine, metrics, store, wire
 from ..store import MatchLink, MatchState, Owner, Record, SeatState
-from . import backends, match_rules, ratings, views
+from . import backends, match_rules, moves, ratings, views
 from .auth import authorised_player, optional_bearer_token, player_of_token
 from .backends import Backends
 from .boards import settings_of
@@ -80,16 +80,25 @@ async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
 
 
 async def settle_end(b: Backends, state: MatchState) -> None:
-    """What an ended match leads to: its ratings, and its entry in each seat's player's
-    recent list. Each is written once however often this runs, and the match leaves the
-    deadlines only after both: until then the poller runs this again, should the replica
-    that ended it die first."""
+    """What an ended match leads to: its ratings, its entry in each seat's player's
+    recent list, and the end of the games it left on (a seat out of time or resigned,
+    the co-op game unfinished), which stop at the match's end and show their mines.
+    Each is done once however often this runs, and the match leaves the deadlines only
+    after all three: until then the poller runs this again, should the replica that
+    ended it die first."""
     await ratings.apply(b, state)
     now = now_ms()
     await asyncio.gather(*(
         b.players.add_recent(seat.player_id, recent_entry(state, seat), now)
         for seat in state.seats
     ))
+    games = sorted({s.game_id for s in state.seats if s.game_id is not None})
+    ended = await asyncio.gather(
+        *(moves.end(b, g, state.ended_at or now) for g in games), return_exceptions=True
+    )
+    for failed in ended:
+        if isinstance(failed, BaseException) and not isinstance(failed, store.GameNotFound):
+            raise failed
     await b.matches.unschedule(state.id)
 
 

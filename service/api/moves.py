@@ -7,8 +7,9 @@ engine change, and commit it against the write it was read at; a move on a cache
 game takes its limits in the commit, so it costs one round trip. On a lost race the
 commit answers with the game as the other write left it, and the change is applied
 again to that.
-Moves, pause and resume, and hints come through here. A change that ends a player's
-game also counts it in the player's stats with the same commit, and is then ranked
+Moves, pause and resume, and hints come through here, and (:func:`end`) the end a
+match's end makes of its unfinished games. A change that ends a player's game also
+counts it in the player's stats with the same commit, and is then ranked
 (``endings.py``); a match's moves belong here too.
 """
 
@@ -215,6 +216,34 @@ async def change(
             if attempt > 0 and newer.idempotent is None:
                 await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
                 record = await b.games.load(game_id, key)
+    metrics.EXHAUSTED.inc()
+    raise busy()
+
+
+_ENDED = _diffed(engine.end, "end")
+
+
+async def end(b: Backends, game_id: str, at: int) -> None:
+    """End a match's game that its match's end left on (``engine.end``), its clock
+    stopped at ``at``, the match's end: the service's own change, taken by no token.
+    Whichever replica gets there first commits it; the others find the game over.
+    It takes no turn: the move that ended the match may hold this game's."""
+    record = await b.games.load(game_id)
+    for _ in range(MAX_ATTEMPTS):
+        if record.game.finished:
+            return
+        now = now_ms()
+        outcome = _ENDED(record.game, at)
+        ending = None
+        if record.player_id is not None:
+            ending = await endings.prepare(b, game_id, record, outcome.game, now)
+        newer = await _commit(b, game_id, record, outcome, None, [], ending, now)
+        if newer is None:
+            if ending is not None:
+                await endings.settle(b, game_id, record, outcome.game, ending, now)
+            return
+        metrics.CONFLICTS.inc()
+        record = newer
     metrics.EXHAUSTED.inc()
     raise busy()
 

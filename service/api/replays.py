@@ -63,8 +63,8 @@ async def replay(request: Request) -> Response:
     mines = grid.unpack(game.layout, game.width, game.height)
     layout = ["".join("*" if m else "." for m in row) for row in mines.tolist()]
     fatal = None
-    if game.status == "lost" and diffs:
-        last = diffs[-1]
+    if game.status == "lost" and diffs and diffs[-1].move.action in ("reveal", "chord"):
+        last = diffs[-1]  # not the end a match's time limit made
         before = board_before_loss(game.board(), last)
         x, y = last.move.x or 0, last.move.y or 0
         fatal = wire.Fatal(x=x, y=y, forced_guess=not solver.safe_cell_existed(before, game.mines))

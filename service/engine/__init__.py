@@ -1,6 +1,6 @@
 """The Minesweeper rules as pure functions over frozen snapshots: every change to a game
-(the moves, pause and resume, a hint's count, a shared board's start) is one of them,
-shaped ``(game, ..., now_ms) -> (game', cells)``.
+(the moves, pause and resume, a hint's count, a shared board's start, a match's end) is
+one of them, shaped ``(game, ..., now_ms) -> (game', cells)``.
 
 Nothing here does I/O, reads a clock or touches global random state: the
 caller passes the time (``now_ms``) and the seed.
@@ -11,7 +11,7 @@ from .codec import decode, encode
 from .errors import EngineError, GameOver, GamePaused, InvalidMove, InvalidSettings
 from .game import FINISHED, PENALTY_MS, Action, ChangedCell, Clicks, Game, Mark, OnMine, Status
 from .hints import advise, count_hint
-from .moves import Move, apply, check_playable, chord, flag, new_game, open_start, reveal
+from .moves import Move, apply, check_playable, chord, end, flag, new_game, open_start, reveal
 from .pause import pause, resume
 from .settings import DEFAULT_MAX_CELLS, PRESETS, FirstClick, PresetName, Settings, custom, preset
 
@@ -64,6 +64,7 @@ __all__ = [
     "custom",
     "decode",
     "encode",
+    "end",
     "flag",
     "new_game",
     "open_start",

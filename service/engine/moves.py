@@ -128,13 +128,13 @@ def _commit(game: Game, cells: bytes, clicks: Clicks, **changes: object) -> Game
     )
 
 
-def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int]) -> bytes:
+def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int], won: bool = True) -> bytes:
     """The board at the end: on a win every mine is flagged; on a loss mines,
     exploded mines and wrong flags show."""
     flat = mines.ravel()
     view = np.frombuffer(cells, dtype=np.uint8).copy()
-    if exploded:
-        view[flat & (view != FLAG)] = SHOWN_MINE
+    if exploded or not won:
+        view[flat & (view != FLAG) & (view != EXPLODED)] = SHOWN_MINE
         view[~flat & (view == FLAG)] = WRONG_FLAG
         view[exploded] = EXPLODED
     else:
@@ -318,6 +318,26 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCe
     # A chord can be the first opening move of a game that started with cells open (a daily board).
     started_at = game.started_at if game.started_at is not None else now_ms
     return _open(game, targets, now_ms, clicks, started_at)
+
+
+def end(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
+    """End a game still on as lost, the board as it stands: what a match's end does to
+    the games it leaves unfinished (a seat out of time, or resigned). The mines show,
+    as on any loss, and the clock stops at ``now_ms``; a game already over is left as
+    it is."""
+    if game.finished:
+        return game, []
+    paused_ms = game.paused_ms
+    if game.paused_at is not None and game.started_at is not None:
+        paused_ms += now_ms - game.paused_at
+    cells = game.cells
+    if game.placed:
+        cells = _end_view(cells, grid.unpack(game.layout, game.width, game.height), [], won=False)
+    new = msgspec.structs.replace(
+        game, version=game.version + 1, cells=cells, status="lost", ended_at=now_ms,
+        paused_at=None, paused_ms=paused_ms,
+    )
+    return new, grid.changed(game.cells, cells, game.width)
 
 
 def apply(game: Game, move: Move, now_ms: int) -> tuple[Game, list[ChangedCell]]:

@@ -13,9 +13,10 @@ blank lines are ignored. A case is::
     raises GameOver     the last move must raise this engine error
 
 Moves: ``reveal X Y``, ``chord X Y``, ``flag X Y [flag|question|none]``,
-``pause``, ``resume``, ``hint`` (a hint is given: counted) and ``start`` (a new
-board opens the start cell its seed picks, as a daily board does), each with an
-optional ``@NOW`` (milliseconds; 1000 when left out).
+``pause``, ``resume``, ``hint`` (a hint is given: counted), ``start`` (a new
+board opens the start cell its seed picks, as a daily board does) and ``end`` (a
+match's end ends a game still on), each with an optional ``@NOW`` (milliseconds;
+1000 when left out).
 
 The expectation line is ``key=value`` pairs, and only the keys given are
 checked. Keys are those of the text header (``version``, ``status``,
@@ -75,7 +76,7 @@ class Case:
 
 
 _MOVE = re.compile(
-    r"^>\s*(?P<action>reveal|flag|chord|pause|resume|hint|start)"
+    r"^>\s*(?P<action>reveal|flag|chord|pause|resume|hint|start|end)"
     r"(?:\s+(?P<x>-?\d+)\s+(?P<y>-?\d+))?"
     r"(?:\s+(?P<mark>flag|question|none))?"
     r"(?:\s+@(?P<now>\d+))?\s*$"
@@ -146,6 +147,7 @@ CHANGES = {
     "resume": engine.resume,
     "hint": engine.count_hint,
     "start": engine.open_start,
+    "end": engine.end,
 }
 
 
@@ -179,6 +181,8 @@ def _checked_move(game: Game, step: Step) -> tuple[Game, list[ChangedCell]]:
     elif step.action == "start":
         assert new.version == 0, "a board's start is no move"
         return new, diff
+    elif step.action == "end":
+        moved = not game.finished  # a game still on ends, whether or not a cell shows it
     else:
         moved = bool(diff)
     assert new.version == game.version + moved, "the version moved without a change"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import time
+from urllib.parse import urlsplit
 
 import msgspec
 import redis
+from websockets.sync.client import connect
 
 from service import wire
 from service.store import MatchState, keys
@@ -119,3 +122,54 @@ def test_an_end_its_replica_left_unsettled_is_settled_by_the_poller_once(
         assert [(r["id"], r["kind"]) for r in b.player(p)["recent"]] == listed
     for seat in call(b, "GET", f"/matches/{match['id']}")["seats"]:
         assert b.player(seat["player"]["id"])["ratings"]["race"]["games"] == 1
+
+
+def test_the_end_ends_the_games_it_left_on(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Alice is still playing at the time limit and Bob resigned: both games end with the
+    match, lost, their clocks stopped at its end and their mines shown, once; whoever
+    watches Alice's game is told."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, time_limit_s=5)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    games = {}
+    for api, p in ((a, alice), (b, bob)):
+        view = call(api, "GET", f"/matches/{match['id']}", p)
+        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+    wait_until_started(a, view)
+    mines = mines_of(store, games[alice.id])
+    board = a.view(games[alice.id])["board"]
+    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                if c == "#" and (x, y) not in mines)
+    Seat(a, alice, games[alice.id]).move("reveal", *safe)
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    base = urlsplit(str(b.client.base_url)).netloc
+    with connect(f"ws://{base}/games/{games[alice.id]}/events", open_timeout=30) as ws:
+        end = wait_for_match(a, match["id"], "finished", timeout=60)
+        deadline = time.monotonic() + 30
+        message = json.loads(ws.recv(timeout=30))
+        while message["type"] != "diff" or message["move"]["action"] != "end":
+            assert time.monotonic() < deadline, "no diff told the watcher of the end"
+            message = json.loads(ws.recv(timeout=30))
+    assert message["status"] == "lost" and message["move"]["x"] is None
+    assert {char for _, _, char in message["cells"]} == {"*"}
+
+    time.sleep(1)  # another poll round: nothing ends twice
+    for p, api in ((alice, a), (bob, b)):
+        game = api.view(games[p.id])
+        assert game["status"] == "lost", p
+        assert game["ended_at"] == end["ended_at"]
+        assert api.view(games[p.id])["elapsed_ms"] == game["elapsed_ms"], "the clock stopped"
+        shown = {(x, y) for y, row in enumerate(game["board"]) for x, c in enumerate(row)
+                 if c == "*"}
+        assert shown == mines_of(store, games[p.id])
+        replay = api.client.get(f"/games/{games[p.id]}/replay").json()
+        assert replay["status"] == "lost" and replay["fatal"] is None
+        assert replay["moves"][-1]["action"] == "end"
+        stats = api.player(p)["stats"]["beginner"]["no_guess"]
+        assert (stats["played"], stats["won"]) == (1, 0), p
+    ends = [e for e in store.xrange(keys.events(games[alice.id]))
+            if msgspec.json.decode(e[1][b"d"])["move"]["action"] == "end"]
+    assert len(ends) == 1

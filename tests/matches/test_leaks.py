@@ -193,7 +193,9 @@ def test_a_resigned_seat_and_an_ended_match_take_no_moves(
     call(b, "POST", f"/matches/{race['id']}/leave", bob)
     assert wait_for_match(a, race["id"], "finished")
     assert alice_seat.move("reveal", *cell, expect=409)["code"] == "game_over"
-    assert b.view(alice_game)["version"] == before["version"]
+    ended = b.view(alice_game)
+    assert ended["status"] == "lost", "the match's end ended it"
+    assert ended["version"] == before["version"] + 1, "by the end alone, no move"
 
     # Co-op: the teammate who resigned moves the shared game no more; the other does.
     coop = new_match(a, alice, mode="coop", seats=2, rated=False)

@@ -107,6 +107,8 @@ def diff_line(diff: Diff) -> str:
         changed = "clock stopped, board hidden"
     elif move.action == "resume":
         changed = "clock running, board shown"
+    elif move.action == "end":
+        changed = "the match is over"
     elif not diff.cells:
         changed = "no change"
     return (

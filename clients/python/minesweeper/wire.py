@@ -117,8 +117,9 @@ FirstClick = Literal["zero", "safe", "none"]
 # A hinted cell: certainly safe, certainly a mine, or the safest guess.
 HintKind = Literal["safe", "mine", "guess"]
 PauseAction = Literal["pause", "resume"]
-# What a diff can record: a move, or the game being paused or resumed.
-MoveAction = Action | PauseAction
+# What a diff can record: a move, the game being paused or resumed, or its match's
+# end ending it as it stood (a seat out of time or resigned, a co-op game unfinished).
+MoveAction = Literal[Action, PauseAction, "end"]
 # How a finished game ended.
 Outcome = Literal["won", "lost"]
 
@@ -293,8 +294,8 @@ class CreatedGame(Struct):
 
 
 class PlayedMove(Struct, omit_defaults=True):
-    """The move behind a diff; ``pause`` and ``resume`` name no cell, and ``mark`` is
-    there when a flag move set a mark rather than cycling it."""
+    """The move behind a diff; ``pause``, ``resume`` and ``end`` name no cell, and
+    ``mark`` is there when a flag move set a mark rather than cycling it."""
 
     action: MoveAction
     x: int | None
