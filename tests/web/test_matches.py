@@ -355,3 +355,52 @@ def test_a_waiting_page_hears_of_its_pairing_on_the_players_socket(
     expect(m.page).to_have_url(re.compile(rf"#/match/{seek['match_id']}$"))
     in_view(m.page.locator("#match-seats li", has_text="(you)"))
     assert all(r.request.method == "GET" for r in held), "no poll was let through"
+
+
+def inside_width(m: Minesweeper, selector: str, width: int) -> None:
+    """Every box of ``selector`` lies within the page's width."""
+    boxes = m.page.locator(selector).evaluate_all(
+        "els => els.filter(e => e.getClientRects().length)"
+        ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })"
+    )
+    assert boxes, selector
+    for left, right in boxes:
+        assert left >= 0 and right <= width + 0.5, (selector, left, right)
+
+
+def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
+    """Both players resign a race on phones: the result card stays within the screen (the
+    page never scrolls sideways), and only its table scrolls, inside the card."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    contexts = [browser.new_context(**phone) for _ in range(2)]
+    try:
+        pages: list[Minesweeper] = []
+        for ctx in contexts:
+            ctx.set_default_timeout(15_000)
+            m: Minesweeper = new_ms(ctx)
+            open_home(m)
+            pages.append(m)
+        one, two = pages
+        create_room(one, "race")
+        join_by_link(one, two)
+        for m in pages:
+            resign = m.page.get_by_role("button", name="Resign")
+            in_view(resign)
+            resign.click()
+        width = phone["viewport"]["width"]
+        for m in pages:
+            table = m.page.get_by_role("table", name="Result")
+            expect(table).to_be_visible()
+            expect(m.page.locator("#match-status")).to_contain_text("over")
+            assert m.page.evaluate("document.documentElement.scrollWidth") <= width
+            inside_width(m, "#match, #match-title, #match-settings, #match-status, #match-results",
+                         width)
+            # The table is wider than the phone: it scrolls inside the card.
+            results = m.page.locator("#match-results")
+            assert results.evaluate("e => e.scrollWidth > e.clientWidth")
+            first = table.locator("thead th").first
+            expect(first).to_have_text("Place")
+            in_view(first)
+    finally:
+        for ctx in contexts:
+            ctx.close()
