@@ -59,7 +59,8 @@ export function roomFor(area, section) {
   const chromeY = sum(area, "borderTopWidth", "borderBottomWidth");
   const areaBox = area.getBoundingClientRect();
   const top = areaBox.top + scrollY;
-  const below = section.getBoundingClientRect().bottom - areaBox.bottom + sum(main, "paddingBottom");
+  // What follows the section in the page (help, the page's padding) may stay out of view.
+  const below = section.getBoundingClientRect().bottom - areaBox.bottom;
   const windowHeight = document.documentElement.clientHeight;
   const counters = areaBox.top - frame.getBoundingClientRect().top;
   return {
