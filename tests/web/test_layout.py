@@ -148,3 +148,42 @@ def test_touch_tap_long_press_and_flag_mode(browser: Browser, live_server: str) 
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def test_the_tags_fit_a_phone(browser: Browser, live_server: str) -> None:
+    """No guessing, a hint and the player's name make more tags than a phone's line holds:
+    each stays inside the screen, and the one cut short shows an ellipsis."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    width = phone["viewport"]["width"]
+    ctx = browser.new_context(**phone)
+    try:
+        ctx.add_init_script(
+            "localStorage.setItem('minesweeper.prefs', JSON.stringify({noGuess: true}));"
+        )
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        tags = page.locator("#game-tags")
+        expect(tags.locator('[data-tag="player"]')).to_be_visible()
+        page.get_by_role("button", name="Hint").click()
+        page.get_by_role("dialog", name="Use a hint?").get_by_role(
+            "button", name="Show a hint"
+        ).click()
+        expect(tags.locator('[data-tag="assisted"]')).to_be_visible()
+        cut: dict[str, bool] = {}
+        for tag in tags.locator(".tag").all():
+            if not tag.is_visible():
+                continue
+            kind = tag.get_attribute("data-tag") or ""
+            box = tag.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (kind, box)
+            cut[kind] = tag.evaluate("e => e.scrollWidth > e.clientWidth")
+            if cut[kind]:
+                assert tag.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis", kind
+        assert {"no-guess", "assisted", "player"} <= set(cut), cut
+        # The player's name gives way before the other tags.
+        if any(c for kind, c in cut.items() if kind != "player"):
+            assert cut["player"], cut
+        assert not ms.errors
+    finally:
+        ctx.close()
