@@ -22,8 +22,9 @@ const COMFORT_CELL = 40;
 const SETTLE_MS = 150;
 // A change to more cells than this is painted at the next frame, not at once.
 export const MANY_CELLS = 256;
-// A finished board is only looked at: its cells may be smaller, to show more of it.
-export const MIN_END_CELL = 12;
+// A finished board (or a replay) is only looked at: its cells may be smaller, down to
+// this, to show all of it beside the result (mines are still told apart at this size).
+export const MIN_END_CELL = 8;
 // Zoom steps of the buttons, and of the keys + and -.
 const ZOOM_STEP = 1.25;
 const OVERVIEW = { width: 120, height: 34 };
@@ -59,7 +60,8 @@ export function roomFor(area, section) {
   const chromeY = sum(area, "borderTopWidth", "borderBottomWidth");
   const areaBox = area.getBoundingClientRect();
   const top = areaBox.top + scrollY;
-  const below = section.getBoundingClientRect().bottom - areaBox.bottom + sum(main, "paddingBottom");
+  // What follows the section in the page (help, the page's padding) may stay out of view.
+  const below = section.getBoundingClientRect().bottom - areaBox.bottom;
   const windowHeight = document.documentElement.clientHeight;
   const counters = areaBox.top - frame.getBoundingClientRect().top;
   return {

@@ -7,7 +7,7 @@
 // Space (or K) plays and pauses, Escape closes.
 
 import { Board } from "./board.js";
-import { roomFor } from "./boardview.js";
+import { MIN_END_CELL, roomFor } from "./boardview.js";
 import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
@@ -242,10 +242,13 @@ export class ReplayViewer {
     }
   }
 
-  /** The board as large as comfortable in the room the window leaves it. */
+  /**
+   * The board as large as comfortable in the room the window leaves it: a replay is only
+   * looked at, so its cells may be as small as a finished game's, to show all of it.
+   */
   fit() {
     if (!this.game) return;
-    this.board.fit(roomFor(this.els.area, this.root), null);
+    this.board.fit(roomFor(this.els.area, this.root), null, { least: MIN_END_CELL });
   }
 
   buildTimeline(g) {

@@ -30,7 +30,9 @@ PHONE: dict[str, Any] = {
     "device_scale_factor": 2,
 }
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
-DEVICES = {"phone": PHONE, "desktop": DESKTOP}
+# A laptop's window, shorter than the desktop's: the height is what a board lacks.
+LAPTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 720}}
+DEVICES = {"phone": PHONE, "desktop": DESKTOP, "laptop": LAPTOP}
 
 # A box on the screen, as Playwright gives it: x, y, width, height in CSS pixels.
 Box = Any

@@ -74,6 +74,12 @@ def expect_uncovered(locator: Locator) -> None:
     assert on_top, locator
 
 
+def inner(a: Box, b: Box) -> None:
+    """Box ``a`` lies wholly inside box ``b``."""
+    assert b["x"] <= a["x"] and a["x"] + a["width"] <= b["x"] + b["width"] + 0.5, (a, b)
+    assert b["y"] <= a["y"] and a["y"] + a["height"] <= b["y"] + b["height"] + 0.5, (a, b)
+
+
 def overlap(a: Box, b: Box) -> bool:
     return (
         a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
@@ -90,7 +96,7 @@ def board_boxes(ms: Minesweeper) -> list[Box]:
 
 
 @pytest.mark.parametrize("level", ["beginner", "intermediate", "expert"])
-@pytest.mark.parametrize("device", ["desktop", "phone"])
+@pytest.mark.parametrize("device", ["desktop", "laptop", "phone"])
 def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, level: str) -> None:
     settings = {"preset": level, "seed": 1601}
     mines = mine_layout(api, settings, FIRST[level])
@@ -112,6 +118,18 @@ def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, lev
     for name in ("Play again", "Watch replay"):
         expect_in_view(result.get_by_role("button", name=name))
     expect_in_view(ms.page.locator("#face"))
+    # Every mine is seen beside the result: the whole board, its last row too.
+    area = ms.page.locator("#board-area")
+    expect(area).to_have_attribute("data-more", "")
+    expect_in_view(area)
+    w, h = ms.size()
+    for x, y in ((0, 0), (w - 1, h - 1)):
+        inner(box(ms.cell(x, y)), box(area))
+    # The zoom bar's labels are read whole.
+    for label in ms.page.locator(".viewbar > *").all():
+        if label.is_visible():
+            expect_in_view(label)
+            assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), label.inner_text()
 
 
 # ---- 2. nothing moves the board during play ------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import pytest
 
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, require_chromium
+from tests.web.support import ARTIFACTS, DEVICES, PHONE, require_chromium
 
 require_chromium()
 
@@ -31,9 +31,9 @@ def open_level(browser: Browser, live_server: str, options: dict[str, Any], leve
 
 
 @pytest.mark.parametrize("level", ["beginner", "expert"])
-@pytest.mark.parametrize("device", ["phone", "desktop"])
+@pytest.mark.parametrize("device", ["phone", "desktop", "laptop"])
 def test_layout(browser: Browser, live_server: str, device: str, level: str) -> None:
-    options = PHONE if device == "phone" else DESKTOP
+    options = DEVICES[device]
     width = options["viewport"]["width"]
     height = options["viewport"]["height"]
     ctx, ms = open_level(browser, live_server, options, level)
@@ -60,7 +60,8 @@ def test_layout(browser: Browser, live_server: str, device: str, level: str) -> 
         assert area["y"] <= middle["y"] and middle["y"] + middle["height"] <= bottom
         assert middle["width"] >= (30 if device == "phone" else 22)
         more = page.locator("#board-area").get_attribute("data-more")
-        if device == "desktop" or level == "beginner":
+        if device != "phone" or level == "beginner":
+            # A laptop's shorter window too: every row, with cells a mouse can hit.
             assert more == "", "the whole board is in view"
             last = ms.cell(w - 1, h - 1).bounding_box()
             assert last
@@ -144,6 +145,45 @@ def test_touch_tap_long_press_and_flag_mode(browser: Browser, live_server: str) 
         ms.expect_state(a % 9, a // 9, "F")
         long_press(ms, b % 9, b // 9)
         expect(ms.cell(b % 9, b // 9)).not_to_have_attribute("data-state", "#")
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def test_the_tags_fit_a_phone(browser: Browser, live_server: str) -> None:
+    """No guessing, a hint and the player's name make more tags than a phone's line holds:
+    each stays inside the screen, and the one cut short shows an ellipsis."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    width = phone["viewport"]["width"]
+    ctx = browser.new_context(**phone)
+    try:
+        ctx.add_init_script(
+            "localStorage.setItem('minesweeper.prefs', JSON.stringify({noGuess: true}));"
+        )
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        tags = page.locator("#game-tags")
+        expect(tags.locator('[data-tag="player"]')).to_be_visible()
+        page.get_by_role("button", name="Hint").click()
+        page.get_by_role("dialog", name="Use a hint?").get_by_role(
+            "button", name="Show a hint"
+        ).click()
+        expect(tags.locator('[data-tag="assisted"]')).to_be_visible()
+        cut: dict[str, bool] = {}
+        for tag in tags.locator(".tag").all():
+            if not tag.is_visible():
+                continue
+            kind = tag.get_attribute("data-tag") or ""
+            box = tag.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (kind, box)
+            cut[kind] = tag.evaluate("e => e.scrollWidth > e.clientWidth")
+            if cut[kind]:
+                assert tag.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis", kind
+        assert {"no-guess", "assisted", "player"} <= set(cut), cut
+        # The player's name gives way before the other tags.
+        if any(c for kind, c in cut.items() if kind != "player"):
+            assert cut["player"], cut
         assert not ms.errors
     finally:
         ctx.close()

@@ -14,7 +14,7 @@ import pytest
 
 from service.engine import solver
 from tests.support.solve import next_cell
-from tests.web.support import ARTIFACTS, PHONE, require_chromium
+from tests.web.support import ARTIFACTS, LAPTOP, PHONE, Box, require_chromium
 
 require_chromium()
 
@@ -50,12 +50,12 @@ def open_home(m: Minesweeper) -> None:
     expect(m.page.locator("#player-label")).not_to_have_text("Player")
 
 
-def create_room(m: Minesweeper, mode: str, seats: int = 2) -> str:
+def create_room(m: Minesweeper, mode: str, seats: int = 2, board: str = "beginner") -> str:
     m.page.get_by_role("button", name="Play online").click()
     dialog = m.page.get_by_role("dialog", name="Play online")
     in_view(dialog)
     dialog.get_by_label("Mode").select_option(mode)
-    dialog.get_by_label("Board").select_option("beginner")
+    dialog.get_by_label("Board").select_option(board)
     dialog.get_by_label("Seats").select_option(str(seats))
     dialog.get_by_role("button", name="Create room").click()
     expect(m.page).to_have_url(MATCH_URL)
@@ -355,3 +355,101 @@ def test_a_waiting_page_hears_of_its_pairing_on_the_players_socket(
     expect(m.page).to_have_url(re.compile(rf"#/match/{seek['match_id']}$"))
     in_view(m.page.locator("#match-seats li", has_text="(you)"))
     assert all(r.request.method == "GET" for r in held), "no poll was let through"
+
+
+def inside_width(m: Minesweeper, selector: str, width: int) -> None:
+    """Every box of ``selector`` lies within the page's width."""
+    boxes = m.page.locator(selector).evaluate_all(
+        "els => els.filter(e => e.getClientRects().length)"
+        ".map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })"
+    )
+    assert boxes, selector
+    for left, right in boxes:
+        assert left >= 0 and right <= width + 0.5, (selector, left, right)
+
+
+def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
+    """Both players resign a race on phones: the result card stays within the screen (the
+    page never scrolls sideways), and only its table scrolls, inside the card."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    contexts = [browser.new_context(**phone) for _ in range(2)]
+    try:
+        pages: list[Minesweeper] = []
+        for ctx in contexts:
+            ctx.set_default_timeout(15_000)
+            m: Minesweeper = new_ms(ctx)
+            open_home(m)
+            pages.append(m)
+        one, two = pages
+        create_room(one, "race")
+        join_by_link(one, two)
+        for m in pages:
+            resign = m.page.get_by_role("button", name="Resign")
+            in_view(resign)
+            resign.click()
+        width = phone["viewport"]["width"]
+        for m in pages:
+            table = m.page.get_by_role("table", name="Result")
+            expect(table).to_be_visible()
+            expect(m.page.locator("#match-status")).to_contain_text("over")
+            assert m.page.evaluate("document.documentElement.scrollWidth") <= width
+            inside_width(m, "#match, #match-title, #match-settings, #match-status, #match-results",
+                         width)
+            # The table is wider than the phone: it scrolls inside the card.
+            results = m.page.locator("#match-results")
+            assert results.evaluate("e => e.scrollWidth > e.clientWidth")
+            first = table.locator("thead th").first
+            expect(first).to_have_text("Place")
+            in_view(first)
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+
+def inside(a: Box, b: Box) -> bool:
+    return (
+        b["x"] <= a["x"] and a["x"] + a["width"] <= b["x"] + b["width"] + 0.5
+        and b["y"] <= a["y"] and a["y"] + a["height"] <= b["y"] + b["height"] + 0.5
+    )
+
+
+def test_a_race_on_a_laptop_keeps_the_seats_in_view_with_the_board(
+    browser: Browser, new_ms: NewPage
+) -> None:
+    """A 720 px high window, an intermediate race: once play starts, the status, Resign and
+    both players' progress are in the window together with the whole board."""
+    contexts = [browser.new_context(**LAPTOP) for _ in range(2)]
+    try:
+        pages: list[Minesweeper] = []
+        for ctx in contexts:
+            ctx.set_default_timeout(15_000)
+            m: Minesweeper = new_ms(ctx)
+            open_home(m)
+            pages.append(m)
+        one, two = pages
+        create_room(one, "race", board="intermediate")
+        join_by_link(one, two)
+        names = [m.page.locator("#player-label").inner_text() for m in pages]
+        window = {"x": 0, "y": 0, **LAPTOP["viewport"]}
+        for m in pages:
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            expect(m.page.locator("#match-leave")).to_have_text("Resign")
+            area = m.page.locator("#board-area")
+            expect(area).to_have_attribute("data-more", "")
+            shown = [
+                m.page.locator("#match-status"), m.page.get_by_role("button", name="Resign"),
+                *(seat_bar(m, name) for name in names), area, m.page.locator("#flag-mode"),
+            ]
+            for locator in shown:
+                expect(locator).to_be_visible()
+                b = locator.bounding_box()
+                assert b and inside(b, window), (locator, b)
+            w, h = m.size()
+            for x, y in ((0, 0), (w - 1, h - 1)):
+                cell = m.cell(x, y).bounding_box()
+                assert cell and inside(cell, window), (x, y, cell)
+                assert cell["width"] >= 22, cell
+            assert m.page.evaluate("document.documentElement.scrollWidth") <= window["width"]
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -6,12 +6,14 @@ import random
 import re
 from typing import Any
 
+import pytest
+
 from tests.support.solve import HUMAN_PACE, win
-from tests.web.support import ARTIFACTS, Api, Cell, mine_layout, require_chromium
+from tests.web.support import ARTIFACTS, PHONE, Api, Cell, mine_layout, require_chromium
 
 require_chromium()
 
-from playwright.sync_api import Locator, expect  # noqa: E402
+from playwright.sync_api import Browser, Locator, expect  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
 
@@ -300,3 +302,43 @@ def test_the_leaderboard_lists_a_win_made_through_the_api(api: Api, ms: Mineswee
     expect(ms.page.locator("#replay-frame")).to_have_attribute("data-status", "won")
     assert replay_states(ms) == list("".join(api.get(game_id)["board"]))
     expect(ms.page.locator("#replay-mines")).to_have_attribute("data-value", "0")
+
+
+@pytest.mark.parametrize("level", ["intermediate", "expert"])
+def test_a_replay_on_a_phone_shows_the_whole_board(
+    api: Api, browser: Browser, live_server: str, level: str
+) -> None:
+    """The replay of a lost game fits its board to the phone like the game's page does: every
+    row and column in the window, none to pan to."""
+    settings = {"preset": level, "seed": 1604}
+    first = (8, 8)
+    boom = sorted(mine_layout(api, settings, first))[0]
+    game, token = api.create(**settings)
+    api.move(game["id"], token, "reveal", *first)
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    ctx = browser.new_context(**phone)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.play(game["id"], token)
+        api.move(game["id"], token, "reveal", *boom)
+        expect(ms.page.locator("#frame")).to_have_attribute("data-status", "lost")
+        expect(ms.page.locator("#board-area")).to_have_attribute("data-more", "")
+        ms.page.locator("#result").get_by_role("button", name="Watch replay").click()
+        expect(ms.page.locator("#replay-board [data-i]").first).to_be_attached()
+        ms.page.keyboard.press("End")
+        area = ms.page.locator("#replay-area")
+        expect(area).to_have_attribute("data-more", "")
+        expect(area).to_be_in_viewport(ratio=1)
+        w, h = game["width"], game["height"]
+        box = area.bounding_box()
+        assert box
+        for x, y in ((0, 0), (w - 1, h - 1)):
+            cell = replay_cell(ms, x, y).bounding_box()
+            assert cell, (x, y)
+            assert box["x"] <= cell["x"] and cell["x"] + cell["width"] <= box["x"] + box["width"]
+            assert box["y"] <= cell["y"] and cell["y"] + cell["height"] <= box["y"] + box["height"]
+        page_width = ms.page.evaluate("document.documentElement.scrollWidth")
+        assert page_width <= phone["viewport"]["width"]
+        assert not ms.errors
+    finally:
+        ctx.close()
