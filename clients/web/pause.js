@@ -19,6 +19,7 @@ export class Pause {
     this.notices = notices;
     const $ = (id) => document.getElementById(id);
     this.els = {
+      game: $("game"),
       frame: $("frame"),
       grid: $("board"),
       button: $("pause"),
@@ -59,21 +60,27 @@ export class Pause {
 
   /**
    * The game on screen changed (called before the page renders it): when it was covered or
-   * shown again, move the keyboard focus and say so.
+   * shown again, move the keyboard focus and say so. A player whose focus was on the game
+   * (the board, the Pause button, or nowhere: a button disabled while the pause was asked
+   * for drops it) lands on Resume, and back on the board's cursor cell after.
    */
   afterChange(c, before) {
     const covered = c.game.covered;
     if (covered === before.covered) return;
     const playing = c.mode === "play";
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body;
     if (covered) {
-      const hadFocus = this.els.grid.contains(document.activeElement);
-      this.focusBack = hadFocus;
+      const onGame = this.els.grid.contains(focused) || (playing && (lost || this.els.game.contains(focused)));
+      this.focusBack = onGame && this.screen.visible;
       this.render(c);
-      if (hadFocus && playing) this.els.resume.focus();
+      if (this.focusBack && playing) this.els.resume.focus();
       this.notices.announce(playing ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
     } else {
+      // Resume, now hidden, had the focus: it is dropped as the cover goes.
+      const back = this.focusBack || (playing && this.screen.visible && (lost || focused === this.els.resume));
       this.render(c);
-      if (this.focusBack) this.board.focus();
+      if (back) this.board.focus();
       this.focusBack = false;
       this.notices.announce(playing ? "Game resumed." : "The player resumed the game.");
     }

@@ -172,6 +172,37 @@ def test_pause_hides_the_board_and_blocks_clicks_and_resume_restores_it(
     expect(ms.page.locator("#timer")).to_have_attribute("data-value", "2")
 
 
+def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(preset="beginner", seed=8)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+
+    # Enter on the Pause button: the focus goes to the cover's Resume, not to the page.
+    ms.page.locator("#pause").focus()
+    ms.page.keyboard.press("Enter")
+    cover = ms.page.locator("#paused")
+    expect(cover).to_be_visible()
+    resume = ms.page.get_by_role("button", name="Resume (P)")
+    expect(resume).to_be_focused()
+
+    # Enter again resumes, and the board's cursor cell has the focus again.
+    ms.page.keyboard.press("Enter")
+    expect(cover).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+
+    # The same with the mouse: Resume (P) clicked gives the focus back to the board.
+    ms.page.locator("#pause").click()
+    expect(cover).to_be_visible()
+    resume.click()
+    expect(cover).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+    assert api.get(game["id"])["paused"] is False
+
+
 def test_a_spectator_sees_the_game_paused_and_resumed(api: Api, ms: Minesweeper) -> None:
     game, token = api.create(preset="beginner", seed=8)
     gid = game["id"]
