@@ -203,6 +203,27 @@ def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board
     assert api.get(game["id"])["paused"] is False
 
 
+def test_playing_a_hint_by_keyboard_keeps_the_focus_on_its_cell(api: Api, ms: Minesweeper) -> None:
+    # A custom board is never ranked: H shows the hint without asking first.
+    game, token = api.create(width=9, height=9, mines=10, seed=4242)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+    ms.page.keyboard.press("h")
+    hinted = ms.page.locator("#board .cell.hint")
+    expect(hinted).to_have_count(1)
+    x, y = cell_of(hinted)
+
+    act = ms.page.locator("#hint-act")
+    act.focus()
+    ms.page.keyboard.press("Enter")
+    expect(ms.cell(x, y)).not_to_have_attribute("data-state", "#")
+    expect(ms.page.locator("#hint-panel")).to_be_hidden()
+    # The focus is on the played cell, not dropped with the button.
+    expect(ms.cell(x, y)).to_be_focused()
+
+
 def test_a_spectator_sees_the_game_paused_and_resumed(api: Api, ms: Minesweeper) -> None:
     game, token = api.create(preset="beginner", seed=8)
     gid = game["id"]
