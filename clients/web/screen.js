@@ -268,7 +268,10 @@ export class Screen {
     // Before the board is covered: where the keyboard focus was decides where it goes.
     this.pause.afterChange(c, change.before);
     this.render();
-    if (!change.before.finished && c.game.finished) this.result.finished(c, { fresh: true });
+    if (!change.before.finished && c.game.finished) {
+      this.notices.ended(c.id);
+      this.result.finished(c, { fresh: true });
+    }
     if (change.diff && change.diff.by) this.onMoved(c, change.diff, change.changed.length);
   }
 
