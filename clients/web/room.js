@@ -255,7 +255,8 @@ export class Room {
       else if (seatOf(v, this.me.id) === 0) text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. Share the link; start once somebody joins.`;
       else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
     } else if (shown === "countdown") {
-      text = `Get ready: the match starts in ${secondsLeft(Date.parse(v.starts_at), this.clock.now())} seconds.`;
+      // Said once (a live region): the big counter beside it counts the seconds down.
+      text = "Get ready: the match starts when the countdown ends.";
     } else if (shown === "playing") {
       if (!seated) text = v.mode === "coop" ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
       else text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";

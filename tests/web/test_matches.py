@@ -122,6 +122,11 @@ def test_two_pages_race_a_private_match_to_the_end(
     one.page.get_by_role("button", name="Start").click()
     for m in (one, two):
         in_view(m.page.locator("#match-countdown"))
+        # The words beside the big counter name no number of seconds, which would go stale
+        # as it counts down (and are said once, not every second).
+        expect(m.page.locator("#match-status")).to_have_text(
+            "Get ready: the match starts when the countdown ends."
+        )
     for m in (one, two):
         # After the countdown, the board: the start cell already open.
         in_view(m.grid)
