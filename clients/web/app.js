@@ -175,6 +175,8 @@ async function route() {
 /** The address of the game on screen (the replay keeps its own; closing it comes back). */
 function setRoute(c) {
   if (pageView !== "game" || room.holds(c.id)) return;
+  // A game of one's own started from a match's page (a level, a daily board) leaves it.
+  room.close();
   const hash = `#/${c.mode === "play" ? "game" : "watch"}/${c.id}`;
   if (location.hash !== hash || location.search) {
     history.replaceState(null, "", location.pathname + hash);

@@ -143,6 +143,7 @@ export class Room {
     this.ticker = 0;
     this.id = this.view = this.gameShown = null;
     this.section.hidden = true;
+    this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
   }
 
@@ -227,6 +228,7 @@ export class Room {
     document.body.dataset.matchBoard = this.gameShown ? "shown" : "none";
     this.title.textContent = `${v.mode === "coop" ? "Co-op" : "Race"}${v.status === "finished" ? ": result" : ""}`;
     this.settings.textContent = settingsText(v);
+    this.screen.showMatchLevel(v.preset && LABEL[v.preset] ? v.preset : "custom");
     this.renderStatus(shown, seated);
     this.share.hidden = v.status !== "waiting";
     this.shareUrl.value = matchUrl(v.id);

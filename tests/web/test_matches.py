@@ -50,12 +50,12 @@ def open_home(m: Minesweeper) -> None:
     expect(m.page.locator("#player-label")).not_to_have_text("Player")
 
 
-def create_room(m: Minesweeper, mode: str, seats: int = 2) -> str:
+def create_room(m: Minesweeper, mode: str, seats: int = 2, board: str = "beginner") -> str:
     m.page.get_by_role("button", name="Play online").click()
     dialog = m.page.get_by_role("dialog", name="Play online")
     in_view(dialog)
     dialog.get_by_label("Mode").select_option(mode)
-    dialog.get_by_label("Board").select_option("beginner")
+    dialog.get_by_label("Board").select_option(board)
     dialog.get_by_label("Seats").select_option(str(seats))
     dialog.get_by_role("button", name="Create room").click()
     expect(m.page).to_have_url(MATCH_URL)
@@ -211,6 +211,33 @@ def test_two_pages_race_a_private_match_to_the_end(
     entry.get_by_role("link", name=re.compile("^Result of the match")).click()
     expect(one.page).to_have_url(MATCH_URL)
     in_view(one.page.get_by_role("table", name="Result"))
+
+
+def pressed_levels(m: Minesweeper) -> Locator:
+    return m.page.get_by_role("navigation", name="Difficulty").locator("[aria-pressed=true]")
+
+
+def test_a_rooms_level_shows_in_the_top_bar_for_creator_and_guest(
+    contexts: list[BrowserContext], new_ms: NewPage
+) -> None:
+    one: Minesweeper = new_ms(contexts[0])
+    two: Minesweeper = new_ms(contexts[1])
+    for m in (one, two):
+        open_home(m)
+        expect(pressed_levels(m)).to_have_text("Beginner")
+    create_room(one, "race", board="intermediate")
+    in_view(one.page.get_by_text("Intermediate, no guessing"))
+    two.page.goto(one.page.get_by_label("Invite with this link:").input_value())
+    in_view(two.page.get_by_role("button", name="Take a seat"))
+    # Both see the match's level, not the level of the game they had on screen before.
+    for m in (one, two):
+        expect(pressed_levels(m)).to_have_text("Intermediate")
+    # Leaving the match for a game of one's own shows that game's level again.
+    two.page.get_by_role("button", name="Beginner", exact=True).click()
+    expect(two.page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+    expect(two.page.locator("#match")).to_be_hidden()
+    in_view(two.grid)
+    expect(pressed_levels(two)).to_have_text("Beginner")
 
 
 def test_coop_moves_and_cursors_reach_the_teammate(
