@@ -31,6 +31,7 @@ export class Pause {
     };
     this.els.icon.innerHTML = pauseIcon;
     this.pausing = null; // the game whose pause or resume is under way
+    this.next = null; // { c, action }: asked for while that was under way
     this.focusBack = false;
     this.els.button.addEventListener("click", () => this.toggle());
     this.els.resume.addEventListener("click", () => this.toggle());
@@ -38,9 +39,15 @@ export class Pause {
 
   async toggle() {
     const c = this.screen.current;
-    if (!c || c.mode !== "play" || c.game.finished || this.pausing === c) return;
+    if (!c || c.mode !== "play" || c.game.finished) return;
     const g = c.game;
     const action = g.paused ? "resume" : "pause";
+    if (this.pausing === c) {
+      // The last request's answer is on its way (its diff may have come already: the
+      // cover and its Resume show): this one follows it rather than being lost.
+      this.next = { c, action };
+      return;
+    }
     if (action === "pause" && g.status !== "playing") {
       this.notices.announce("The clock has not started yet.");
       return;
@@ -55,6 +62,12 @@ export class Pause {
     } finally {
       if (this.pausing === c) this.pausing = null;
       if (c === this.screen.current) this.screen.render();
+      const next = this.next;
+      this.next = null;
+      // Only what still makes sense: a resume of a paused game, a pause of a running one.
+      if (next && next.c === c && c === this.screen.current && (next.action === "resume") === c.game.paused) {
+        this.toggle();
+      }
     }
   }
 

@@ -203,6 +203,31 @@ def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board
     assert api.get(game["id"])["paused"] is False
 
 
+def test_resume_pressed_before_the_pause_is_answered_is_not_lost(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(preset="beginner", seed=8)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+    # The pause's answer is held back: its diff comes by the socket, and the cover shows.
+    held: list[Any] = []
+    ms.page.route("**/pause", lambda route: held.append((route, route.fetch())))
+    ms.page.locator("#pause").focus()
+    ms.page.keyboard.press("Enter")
+    resume = ms.page.get_by_role("button", name="Resume (P)")
+    expect(resume).to_be_focused()
+    assert len(held) == 1
+    # Enter on Resume at once: it waits for the pause's answer, then resumes.
+    ms.page.keyboard.press("Enter")
+    route, response = held[0]
+    route.fulfill(response=response)
+    expect(ms.page.locator("#paused")).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+    assert api.get(game["id"])["paused"] is False
+
+
 def test_playing_a_hint_by_keyboard_keeps_the_focus_on_its_cell(api: Api, ms: Minesweeper) -> None:
     # A custom board is never ranked: H shows the hint without asking first.
     game, token = api.create(width=9, height=9, mines=10, seed=4242)
