@@ -69,7 +69,10 @@ const board = new Board({
 }, { onZoom: (cell) => screen.zoomed(cell) });
 const screen = new Screen({
   api, clock, prefs, board, notices,
-  onShown: (c) => setRoute(c),
+  onShown: (c) => {
+    setRoute(c);
+    greet();
+  },
   // The room is made below; moves only come once a game is on screen.
   onMoved: (c, diff, count) => room.moved(c, diff, count),
 });
@@ -172,6 +175,8 @@ async function route() {
 /** The address of the game on screen (the replay keeps its own; closing it comes back). */
 function setRoute(c) {
   if (pageView !== "game" || room.holds(c.id)) return;
+  // A game of one's own started from a match's page (a level, a daily board) leaves it.
+  room.close();
   const hash = `#/${c.mode === "play" ? "game" : "watch"}/${c.id}`;
   if (location.hash !== hash || location.search) {
     history.replaceState(null, "", location.pathname + hash);
@@ -226,6 +231,9 @@ function openProfile(id, { rename = false } = {}) {
   profile.open(id, { rename });
 }
 
+// A guest just registered: its name is said once a game of its own is on screen.
+let greeting = false;
+
 /** The player's name in the page header; the first visit also says it in a notice. */
 function showPlayer(p, registered) {
   const button = $("player-button");
@@ -233,11 +241,30 @@ function showPlayer(p, registered) {
   button.href = `#/player/${p ? p.id : "me"}`;
   button.title = p ? `Your profile: ${p.name}` : "Your profile";
   if (registered && p) {
-    notices.toast(`You are playing as ${p.name}.`, {
-      action: { label: "Change name", run: () => openProfile(p.id, { rename: true }) },
-      timeout: 10000,
-    });
+    greeting = true;
+    greet();
+  } else {
+    // A new name: a notice still on show would say the old one.
+    notices.drop("player");
   }
+}
+
+/**
+ * "You are playing as ...": said once, about a game the player plays (not one watched,
+ * nor a match's board, whose seats name everybody), and gone when that game ends.
+ */
+function greet() {
+  const c = screen.current;
+  const p = me.player;
+  if (!greeting || !p || !c || c.mode !== "play" || c.match || c.game.finished || pageView !== "game") return;
+  greeting = false;
+  notices.toast(`You are playing as ${p.name}.`, {
+    action: { label: "Change name", run: () => openProfile(p.id, { rename: true }) },
+    timeout: 10000,
+    about: c.id,
+    untilEnd: true,
+    key: "player",
+  });
 }
 
 /** Back from the replay or a profile to what was on screen before. */

@@ -158,6 +158,9 @@ export class Hints {
     const h = this.shown;
     const c = this.screen.current;
     if (!h || h.c !== c || !c.game.isHidden(h.i)) return;
+    // "Open it" goes with the hint once the cell is played: the focus goes to that cell
+    // first, where the player plays on, instead of being dropped with the button.
+    this.board.focusCell(h.i);
     this.play(c, h.kind === "mine" ? "flag" : "reveal", h.i);
   }
 

@@ -23,13 +23,18 @@ export class Notices {
 
   /**
    * A notice: `action` { label, run } adds a button; it goes after `timeout` ms. `about`:
-   * the id of the game it is about, if it is about one.
+   * the id of the game it is about, if it is about one; `untilEnd`: it also goes when that
+   * game ends (the result takes its place). `key`: a name for it, so that it can be taken
+   * away (`drop`) and a newer notice of that name replaces it.
    */
-  toast(message, { action = null, timeout = 6000, kind = "info", about = null } = {}) {
+  toast(message, { action = null, timeout = 6000, kind = "info", about = null, untilEnd = false, key = null } = {}) {
+    if (key) this.drop(key);
     const el = document.createElement("div");
     el.className = `toast ${kind}`;
     el.setAttribute("role", kind === "error" ? "alert" : "status");
     if (about) el.dataset.about = about;
+    if (about && untilEnd) el.dataset.untilEnd = "";
+    if (key) el.dataset.key = key;
     const text = document.createElement("span");
     text.textContent = message;
     el.append(text);
@@ -63,6 +68,20 @@ export class Notices {
   /** Take away every notice: something newer (a hint) takes their place. */
   clear() {
     this.toasts.replaceChildren();
+  }
+
+  /** Take away the notice named `key`, if it is on show. */
+  drop(key) {
+    for (const el of [...this.toasts.children]) {
+      if (el.dataset.key === key) el.remove();
+    }
+  }
+
+  /** Game `id` ended: its notices that were only for its play go. */
+  ended(id) {
+    for (const el of [...this.toasts.children]) {
+      if (el.dataset.about === id && "untilEnd" in el.dataset) el.remove();
+    }
   }
 
   /** Take away the notices about any game but `id`. */

@@ -19,6 +19,7 @@ export class Pause {
     this.notices = notices;
     const $ = (id) => document.getElementById(id);
     this.els = {
+      game: $("game"),
       frame: $("frame"),
       grid: $("board"),
       button: $("pause"),
@@ -30,6 +31,7 @@ export class Pause {
     };
     this.els.icon.innerHTML = pauseIcon;
     this.pausing = null; // the game whose pause or resume is under way
+    this.next = null; // { c, action }: asked for while that was under way
     this.focusBack = false;
     this.els.button.addEventListener("click", () => this.toggle());
     this.els.resume.addEventListener("click", () => this.toggle());
@@ -37,9 +39,15 @@ export class Pause {
 
   async toggle() {
     const c = this.screen.current;
-    if (!c || c.mode !== "play" || c.game.finished || this.pausing === c) return;
+    if (!c || c.mode !== "play" || c.game.finished) return;
     const g = c.game;
     const action = g.paused ? "resume" : "pause";
+    if (this.pausing === c) {
+      // The last request's answer is on its way (its diff may have come already: the
+      // cover and its Resume show): this one follows it rather than being lost.
+      this.next = { c, action };
+      return;
+    }
     if (action === "pause" && g.status !== "playing") {
       this.notices.announce("The clock has not started yet.");
       return;
@@ -54,26 +62,38 @@ export class Pause {
     } finally {
       if (this.pausing === c) this.pausing = null;
       if (c === this.screen.current) this.screen.render();
+      const next = this.next;
+      this.next = null;
+      // Only what still makes sense: a resume of a paused game, a pause of a running one.
+      if (next && next.c === c && c === this.screen.current && (next.action === "resume") === c.game.paused) {
+        this.toggle();
+      }
     }
   }
 
   /**
    * The game on screen changed (called before the page renders it): when it was covered or
-   * shown again, move the keyboard focus and say so.
+   * shown again, move the keyboard focus and say so. A player whose focus was on the game
+   * (the board, the Pause button, or nowhere: a button disabled while the pause was asked
+   * for drops it) lands on Resume, and back on the board's cursor cell after.
    */
   afterChange(c, before) {
     const covered = c.game.covered;
     if (covered === before.covered) return;
     const playing = c.mode === "play";
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body;
     if (covered) {
-      const hadFocus = this.els.grid.contains(document.activeElement);
-      this.focusBack = hadFocus;
+      const onGame = this.els.grid.contains(focused) || (playing && (lost || this.els.game.contains(focused)));
+      this.focusBack = onGame && this.screen.visible;
       this.render(c);
-      if (hadFocus && playing) this.els.resume.focus();
+      if (this.focusBack && playing) this.els.resume.focus();
       this.notices.announce(playing ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
     } else {
+      // Resume, now hidden, had the focus: it is dropped as the cover goes.
+      const back = this.focusBack || (playing && this.screen.visible && (lost || focused === this.els.resume));
       this.render(c);
-      if (this.focusBack) this.board.focus();
+      if (back) this.board.focus();
       this.focusBack = false;
       this.notices.announce(playing ? "Game resumed." : "The player resumed the game.");
     }

@@ -143,6 +143,7 @@ export class Room {
     this.ticker = 0;
     this.id = this.view = this.gameShown = null;
     this.section.hidden = true;
+    this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
   }
 
@@ -227,6 +228,7 @@ export class Room {
     document.body.dataset.matchBoard = this.gameShown ? "shown" : "none";
     this.title.textContent = `${v.mode === "coop" ? "Co-op" : "Race"}${v.status === "finished" ? ": result" : ""}`;
     this.settings.textContent = settingsText(v);
+    this.screen.showMatchLevel(v.preset && LABEL[v.preset] ? v.preset : "custom");
     this.renderStatus(shown, seated);
     this.share.hidden = v.status !== "waiting";
     this.shareUrl.value = matchUrl(v.id);
@@ -255,7 +257,8 @@ export class Room {
       else if (seatOf(v, this.me.id) === 0) text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. Share the link; start once somebody joins.`;
       else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
     } else if (shown === "countdown") {
-      text = `Get ready: the match starts in ${secondsLeft(Date.parse(v.starts_at), this.clock.now())} seconds.`;
+      // Said once (a live region): the big counter beside it counts the seconds down.
+      text = "Get ready: the match starts when the countdown ends.";
     } else if (shown === "playing") {
       if (!seated) text = v.mode === "coop" ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
       else text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";

@@ -43,6 +43,9 @@ export class Screen {
     this.current = null;
     this.opening = 0;
     this.room = null; // the room the board was last fitted to
+    // While a match's page is on screen, its board's level ("custom" for a size): the
+    // level shown from its room on, whatever game was on screen before.
+    this.matchLevel = null;
     // Whether the game is what the page shows (not the replay viewer).
     this.visible = true;
     const $ = (id) => document.getElementById(id);
@@ -268,7 +271,10 @@ export class Screen {
     // Before the board is covered: where the keyboard focus was decides where it goes.
     this.pause.afterChange(c, change.before);
     this.render();
-    if (!change.before.finished && c.game.finished) this.result.finished(c, { fresh: true });
+    if (!change.before.finished && c.game.finished) {
+      this.notices.ended(c.id);
+      this.result.finished(c, { fresh: true });
+    }
     if (change.diff && change.diff.by) this.onMoved(c, change.diff, change.changed.length);
   }
 
@@ -399,9 +405,16 @@ export class Screen {
     }
   }
 
+  /** A match's page shows its board's `level` in the top bar (null: the match is left). */
+  showMatchLevel(level) {
+    if (this.matchLevel === level) return;
+    this.matchLevel = level;
+    this.renderLevels();
+  }
+
   renderLevels() {
     const c = this.current;
-    const level = c ? c.game.preset || "custom" : this.prefs.level;
+    const level = this.matchLevel ?? (c ? c.game.preset || "custom" : this.prefs.level);
     for (const b of this.els.levels) b.setAttribute("aria-pressed", String(b.dataset.level === level));
   }
 

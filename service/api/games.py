@@ -127,7 +127,13 @@ async def reset_game(request: Request) -> Response:
     options = wire.NewGame(
         first_click=old.first_click, no_guess=old.no_guess, question_marks=old.question_marks
     )
-    created = await start_game(b, settings, options, record.owner)
+    owner = record.owner
+    if owner is not None:
+        # The new game is made now: under the name the player has now, not the old game's.
+        now_named = (await b.players.names_of([owner.player_id])).get(owner.player_id)
+        if now_named is not None and now_named != owner.name:
+            owner = msgspec.structs.replace(owner, name=now_named)
+    created = await start_game(b, settings, options, owner)
     next_id = created.game.id
     await b.games.reset(game_id, next_id, wire.json_encoder.encode(wire.Reset(next_id)))
     return _created(created)

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.play import Api, Player, unique_name
+from tests.support.play import Api, Game, Player, unique_name
 from tests.support.servers import running_service
 
 PLAYER_FIELDS = {"id", "name", "bot", "created_at", "stats", "ratings", "recent"}
@@ -164,6 +164,24 @@ def test_a_players_game_and_whose_tokens_move_it(a: Api, b: Api) -> None:
                               headers=ada.auth), 403, "forbidden")
         assert a.view(other)["version"] == 0
     assert a.view(game)["version"] == 2
+
+
+def test_a_game_reset_after_a_rename_is_under_the_new_name(a: Api, b: Api) -> None:
+    ada = a.register()
+    game = a.create(owner=ada, preset="beginner")
+    new = unique_name("renamed")
+    renamed = a.client.patch("/players/me", json={"name": new}, headers=ada.auth)
+    assert renamed.status_code == 200, renamed.text
+    # The game made before keeps the name it was made under; its reset is a new game,
+    # made now, under the name the player has now (with either token).
+    assert a.view(game)["player"] == ada.name
+    for token in (game.auth, ada.auth):
+        r = b.client.post(f"/games/{game.id}/reset", headers=token)
+        assert r.status_code == 201, r.text
+        view = r.json()["game"]
+        assert (view["player_id"], view["player"]) == (ada.id, new)
+        assert a.view(view["id"])["player"] == new
+        game = Game(view["id"], r.json()["token"], view)
 
 
 def test_wrong_tokens_change_nothing(a: Api) -> None:

@@ -172,6 +172,83 @@ def test_pause_hides_the_board_and_blocks_clicks_and_resume_restores_it(
     expect(ms.page.locator("#timer")).to_have_attribute("data-value", "2")
 
 
+def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(preset="beginner", seed=8)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+
+    # Enter on the Pause button: the focus goes to the cover's Resume, not to the page.
+    ms.page.locator("#pause").focus()
+    ms.page.keyboard.press("Enter")
+    cover = ms.page.locator("#paused")
+    expect(cover).to_be_visible()
+    resume = ms.page.get_by_role("button", name="Resume (P)")
+    expect(resume).to_be_focused()
+
+    # Enter again resumes, and the board's cursor cell has the focus again.
+    ms.page.keyboard.press("Enter")
+    expect(cover).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+
+    # The same with the mouse: Resume (P) clicked gives the focus back to the board.
+    ms.page.locator("#pause").click()
+    expect(cover).to_be_visible()
+    resume.click()
+    expect(cover).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+    assert api.get(game["id"])["paused"] is False
+
+
+def test_resume_pressed_before_the_pause_is_answered_is_not_lost(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(preset="beginner", seed=8)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+    # The pause's answer is held back: its diff comes by the socket, and the cover shows.
+    held: list[Any] = []
+    ms.page.route("**/pause", lambda route: held.append((route, route.fetch())))
+    ms.page.locator("#pause").focus()
+    ms.page.keyboard.press("Enter")
+    resume = ms.page.get_by_role("button", name="Resume (P)")
+    expect(resume).to_be_focused()
+    assert len(held) == 1
+    # Enter on Resume at once: it waits for the pause's answer, then resumes.
+    ms.page.keyboard.press("Enter")
+    route, response = held[0]
+    route.fulfill(response=response)
+    expect(ms.page.locator("#paused")).to_be_hidden()
+    expect(ms.cell(*FIRST)).to_be_focused()
+    assert api.get(game["id"])["paused"] is False
+
+
+def test_playing_a_hint_by_keyboard_keeps_the_focus_on_its_cell(api: Api, ms: Minesweeper) -> None:
+    # A custom board is never ranked: H shows the hint without asking first.
+    game, token = api.create(width=9, height=9, mines=10, seed=4242)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).focus()
+    ms.page.keyboard.press("Enter")
+    ms.expect_opened(*FIRST)
+    ms.page.keyboard.press("h")
+    hinted = ms.page.locator("#board .cell.hint")
+    expect(hinted).to_have_count(1)
+    x, y = cell_of(hinted)
+
+    act = ms.page.locator("#hint-act")
+    act.focus()
+    ms.page.keyboard.press("Enter")
+    expect(ms.cell(x, y)).not_to_have_attribute("data-state", "#")
+    expect(ms.page.locator("#hint-panel")).to_be_hidden()
+    # The focus is on the played cell, not dropped with the button.
+    expect(ms.cell(x, y)).to_be_focused()
+
+
 def test_a_spectator_sees_the_game_paused_and_resumed(api: Api, ms: Minesweeper) -> None:
     game, token = api.create(preset="beginner", seed=8)
     gid = game["id"]

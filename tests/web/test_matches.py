@@ -122,6 +122,11 @@ def test_two_pages_race_a_private_match_to_the_end(
     one.page.get_by_role("button", name="Start").click()
     for m in (one, two):
         in_view(m.page.locator("#match-countdown"))
+        # The words beside the big counter name no number of seconds, which would go stale
+        # as it counts down (and are said once, not every second).
+        expect(m.page.locator("#match-status")).to_have_text(
+            "Get ready: the match starts when the countdown ends."
+        )
     for m in (one, two):
         # After the countdown, the board: the start cell already open.
         in_view(m.grid)
@@ -206,6 +211,33 @@ def test_two_pages_race_a_private_match_to_the_end(
     entry.get_by_role("link", name=re.compile("^Result of the match")).click()
     expect(one.page).to_have_url(MATCH_URL)
     in_view(one.page.get_by_role("table", name="Result"))
+
+
+def pressed_levels(m: Minesweeper) -> Locator:
+    return m.page.get_by_role("navigation", name="Difficulty").locator("[aria-pressed=true]")
+
+
+def test_a_rooms_level_shows_in_the_top_bar_for_creator_and_guest(
+    contexts: list[BrowserContext], new_ms: NewPage
+) -> None:
+    one: Minesweeper = new_ms(contexts[0])
+    two: Minesweeper = new_ms(contexts[1])
+    for m in (one, two):
+        open_home(m)
+        expect(pressed_levels(m)).to_have_text("Beginner")
+    create_room(one, "race", board="intermediate")
+    in_view(one.page.get_by_text("Intermediate, no guessing"))
+    two.page.goto(one.page.get_by_label("Invite with this link:").input_value())
+    in_view(two.page.get_by_role("button", name="Take a seat"))
+    # Both see the match's level, not the level of the game they had on screen before.
+    for m in (one, two):
+        expect(pressed_levels(m)).to_have_text("Intermediate")
+    # Leaving the match for a game of one's own shows that game's level again.
+    two.page.get_by_role("button", name="Beginner", exact=True).click()
+    expect(two.page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+    expect(two.page.locator("#match")).to_be_hidden()
+    in_view(two.grid)
+    expect(pressed_levels(two)).to_have_text("Beginner")
 
 
 def test_coop_moves_and_cursors_reach_the_teammate(

@@ -3,13 +3,14 @@ page with its stats and replays, on a desktop and on a phone."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from tests.support.solve import HUMAN_PACE, win
-from tests.web.support import ARTIFACTS, Api, require_chromium
+from tests.web.support import ARTIFACTS, Api, mine_layout, require_chromium, token_script
 
 require_chromium()
 
@@ -108,6 +109,94 @@ def test_a_first_visit_makes_a_guest_whose_games_are_theirs_and_who_can_rename(
     expect(page.locator("#player-label")).to_have_text(renamed)
     assert kept_player(page)["id"] == player["id"]
     expect(page.locator(".toast", has_text="You are playing as")).to_have_count(0)
+
+
+WELCOME = "You are playing as"
+
+
+def test_the_welcome_notice_follows_a_rename_and_new_games_take_the_new_name(
+    api: Api, ms: Minesweeper
+) -> None:
+    ms.goto()
+    page = ms.page
+    expect(page.locator("#player-label")).to_have_text(GUEST)
+    name = page.locator("#player-label").inner_text()
+    welcome = page.locator(".toast", has_text=WELCOME)
+    expect(welcome).to_have_text(re.compile(f"^{WELCOME} {name}\\."))
+    first = ms.game_id
+
+    # Renamed from the profile (the top bar's link), with the notice still on show.
+    player_button(page).click()
+    field = page.locator("#profile").get_by_label("Your name")
+    renamed = unique_name("Bea")
+    field.fill(renamed)
+    page.keyboard.press("Enter")
+    expect(page.locator("#player-label")).to_have_text(renamed)
+    page.locator("#profile").get_by_role("button", name="Back to the game").click()
+    ms.wait_game(first)
+    expect(page.locator("#game")).to_be_visible()
+    # Nothing on the page names the player by the old name any more, but the game made
+    # under it (a game keeps the name it was made under).
+    expect(page.locator(".toast", has_text=name)).to_have_count(0)
+    expect(page.locator("#notes")).not_to_contain_text(name)
+
+    # A new game from the face (a reset) is made under the new name.
+    ms.cell(4, 4).click()
+    expect(ms.cell(4, 4)).not_to_have_attribute("data-state", "#")
+    page.locator("#face").click()
+    expect(page.locator('#game-tags [data-tag="player"]')).to_have_text(f"Playing as {renamed}")
+    reset = page.evaluate("location.hash").rsplit("/", 1)[-1]
+    assert reset != first and api.get(reset)["player"] == renamed
+    page.reload()
+    expect(page.locator('#game-tags [data-tag="player"]')).to_have_text(f"Playing as {renamed}")
+    expect(page.locator(".toast", has_text=WELCOME)).to_have_count(0)
+
+
+def test_a_first_visit_to_watch_a_game_does_not_say_who_you_are_playing_as(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(preset="beginner", seed=5)
+    api.move(game["id"], token, "reveal", 4, 4)
+    ms.watch(game["id"])
+    page = ms.page
+    expect(page.locator("#watch-banner")).to_contain_text("only its player can move")
+    expect(page.locator("#player-label")).to_have_text(GUEST)
+    name = page.locator("#player-label").inner_text()
+    expect(page.locator("#conn")).to_have_text("Live")
+    expect(page.locator(".toast", has_text=WELCOME)).to_have_count(0)
+    # Once the visitor plays a game of their own, the page says whose it is.
+    page.get_by_role("button", name="Play your own game", exact=True).click()
+    expect(page.locator("#watch-banner")).to_be_hidden()
+    welcome = page.locator(".toast", has_text=WELCOME)
+    expect(welcome).to_have_text(re.compile(f"^{WELCOME} {name}\\."))
+
+
+def test_the_welcome_notice_gives_way_to_the_result(api: Api, ms: Minesweeper) -> None:
+    # One mine: the first click opens all but a few cells, and the game is soon won.
+    settings = {"width": 9, "height": 9, "mines": 1, "seed": 11}
+    mines = mine_layout(api, settings, (4, 4))
+    game, token = api.create(**settings)
+    # This browser made that game and left it unfinished: the first visit resumes it.
+    ms.page.add_init_script(
+        token_script(game["id"], token)
+        + f"localStorage.setItem('minesweeper.last', {json.dumps(json.dumps(game['id']))});"
+    )
+    ms.goto()
+    ms.wait_game(game["id"])
+    page = ms.page
+    welcome = page.locator(".toast", has_text=WELCOME)
+    expect(welcome).to_be_visible()
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    for y in range(9):
+        for x in range(9):
+            if (x, y) not in mines and ms.state(x, y) == "#":
+                ms.cell(x, y).click()
+                ms.expect_opened(x, y)
+    result = page.locator("#result")
+    expect(result).to_contain_text("You won!")
+    # The notice was about playing: the result takes its place, and the board its room.
+    expect(welcome).to_have_count(0)
 
 
 def to_fixed(value: float, digits: int) -> str:
