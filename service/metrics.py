@@ -30,6 +30,10 @@ EXHAUSTED = Counter("ms_commit_retries_exhausted_total", "Moves given up after t
 SUBSCRIBERS = Gauge(
     "ms_live_subscribers", "Open WebSocket subscriptions", multiprocess_mode="livesum"
 )
+HEAVY = Gauge(
+    "ms_heavy_changes", "Slow changes (big boards, no-guess builds), running or waiting",
+    ["state"], multiprocess_mode="livesum",
+)
 DROPPED = Counter("ms_live_dropped_total", "Subscribers closed for falling behind")
 REDIS_ERRORS = Counter("ms_redis_errors_total", "Redis calls that failed or timed out")
 LIMITED = Counter("ms_rate_limited_total", "Requests refused by a rate limit", ["scope"])

@@ -3,7 +3,9 @@ the events and the rate limits, built once at start-up."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from starlette.requests import HTTPConnection
@@ -25,6 +27,10 @@ class Backends:
     leaderboards: Leaderboards
     rate_limits: RateLimits
     matches: MatchStore
+    # Slow changes run in worker threads, as many at once as the process has cores.
+    heavy: asyncio.Semaphore = field(
+        default_factory=lambda: asyncio.Semaphore(len(os.sched_getaffinity(0)))
+    )
 
 
 def of(conn: HTTPConnection) -> Backends:

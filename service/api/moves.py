@@ -43,6 +43,8 @@ MAX_ATTEMPTS = 64
 _CELL_MOVES = frozenset({"reveal", "flag", "chord"})
 # Boards past this many cells make whole-board work long enough to stall other requests.
 HEAVY_CELLS = 65_536
+# How long a slow change waits for its turn among the others before a 503.
+HEAVY_WAIT = 30.0
 
 _encode = wire.json_encoder.encode
 _idempotent = msgspec.msgpack.Encoder()
@@ -173,7 +175,7 @@ async def change(
             now = now_ms()
             try:
                 answer, outcome = await _apply(
-                    record, token_hash, fingerprint, if_match, kind, step, now
+                    b, record, token_hash, fingerprint, if_match, kind, step, now
                 )
             except Exception:
                 if not cached:
@@ -261,7 +263,7 @@ async def _after_end_again(b: Backends, game_id: str, record: Record) -> None:
 
 
 async def _apply(
-    record: Record, token_hash: bytes, fingerprint: bytes, if_match: int | None,
+    b: Backends, record: Record, token_hash: bytes, fingerprint: bytes, if_match: int | None,
     kind: wire.MoveAction | Literal["hint"], step: Step, now: int,
 ) -> tuple[bytes | None, Outcome | None]:
     """The change to ``record``: an answer with nothing to store, or an outcome to commit."""
@@ -277,7 +279,7 @@ async def _apply(
             412, "version_conflict",
             f"the game is at version {record.game.version}, not {if_match}",
         )
-    outcome = await _off_loop(step, record.game, now, heavy=heavy(record.game))
+    outcome = await _off_loop(b, step, record.game, now, heavy=heavy(record.game))
     if record.coop and mover is not None:
         outcome = _attributed(outcome, mover)
     if outcome.game == record.game:
@@ -363,9 +365,26 @@ def heavy(game: engine.Game) -> bool:
     return game.width * game.height > HEAVY_CELLS or (game.no_guess and not game.placed)
 
 
-async def _off_loop(fn: Callable[..., T], *args: Any, heavy: bool) -> T:
+async def _off_loop(b: Backends, fn: Callable[..., T], *args: Any, heavy: bool) -> T:
     """Run ``fn`` in a worker thread when it may be slow, so other games keep moving;
-    a quick change stays on the loop, where a thread hop would cost more than it."""
-    if heavy:
+    a quick change stays on the loop, where a thread hop would cost more than it.
+
+    Slow ones take turns, as many at once as the process has cores: more would only
+    share the cores (and the interpreter's lock) with each other and with the loop,
+    every one of them slower and every other game's moves too."""
+    if not heavy:
+        return fn(*args)
+    slots = b.heavy
+    metrics.HEAVY.labels("waiting").inc()
+    try:
+        await asyncio.wait_for(slots.acquire(), HEAVY_WAIT)
+    except TimeoutError:
+        raise busy() from None
+    finally:
+        metrics.HEAVY.labels("waiting").dec()
+    metrics.HEAVY.labels("running").inc()
+    try:
         return await run_in_threadpool(fn, *args)
-    return fn(*args)
+    finally:
+        metrics.HEAVY.labels("running").dec()
+        slots.release()

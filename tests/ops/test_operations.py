@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
+import os
+import re
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -141,3 +145,36 @@ async def test_a_message_flood_closes_only_that_socket(live_server: str) -> None
         await calm.send(json.dumps({"type": "reveal", "x": 0, "y": 0, "id": 1}))
         reply = json.loads(await asyncio.wait_for(calm.recv(), 10))
         assert reply["type"] == "error" and reply["problem"]["code"] == "unauthorized"
+
+
+def test_slow_changes_take_turns_as_many_at_once_as_there_are_cores(redis_url: str) -> None:
+    """Eight first clicks on big no-guess boards at once (each builds its board, about
+    a second of CPU): at most one per core runs, the others wait their turn, and every
+    one is answered."""
+    cores = len(os.sched_getaffinity(0))
+    with ServiceProcess({"REDIS_URL": redis_url}) as svc:
+        board = {"width": 300, "height": 300, "mines": 18000, "no_guess": True}
+        created = [httpx.post(f"{svc.url}/games", json=board, timeout=30).json()
+                   for _ in range(8)]
+        games = [(c["game"]["id"], c["token"]) for c in created]
+
+        def first_click(game: tuple[str, str]) -> int:
+            game_id, token = game
+            return httpx.post(f"{svc.url}/games/{game_id}/reveal", json={"x": 3, "y": 3},
+                              headers={"Authorization": f"Bearer {token}"}, timeout=120,
+                              ).status_code
+
+        seen = {"running": 0.0, "waiting": 0.0}
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            answers = pool.map(first_click, games)
+            clicks = pool.submit(list, answers)
+            while not clicks.done():
+                text = httpx.get(f"{svc.url}/metrics", timeout=30).text
+                for state in seen:
+                    found = re.search(rf'ms_heavy_changes\{{state="{state}"\}} (\S+)', text)
+                    if found:
+                        seen[state] = max(seen[state], float(found[1]))
+                time.sleep(0.05)
+        assert clicks.result() == [200] * 8
+    assert 1 <= seen["running"] <= cores, seen
+    assert seen["waiting"] >= 1, f"the clicks never queued: {seen}"
