@@ -23,6 +23,26 @@ function boardName(g) {
   return g.daily ? `${what} of ${g.daily} (daily)` : what;
 }
 
+/** What one step of a replay did, in words: "opened row 2, column 3 (6 cells)". */
+export function stepWords(step) {
+  const { action, x, y } = step.move;
+  const { opened } = step;
+  if (action === "reveal") {
+    return step.exploded ? `opened ${where(x, y)}: a mine` : `opened ${where(x, y)}${opened > 1 ? ` (${opened} cells)` : ""}`;
+  }
+  if (action === "chord") {
+    return step.exploded ? `chorded on ${where(x, y)} and hit a mine` : `chorded on ${where(x, y)} (${plural(opened, "cell")} opened)`;
+  }
+  if (action === "flag") {
+    const ch = step.shows ?? "F";
+    return ch === "F" ? `flagged ${where(x, y)}` : ch === "?" ? `question-marked ${where(x, y)}` : `took the mark off ${where(x, y)}`;
+  }
+  if (action === "pause") return "paused the game";
+  if (action === "resume") return "resumed the game";
+  // "end": the match ended with this board not cleared (time up, or the seat resigned).
+  return "the match ended before the board was cleared";
+}
+
 export class ReplayViewer {
   /**
    * `root`: the viewer's section; `onClose()` leaves it. The line describing the move
@@ -405,21 +425,7 @@ export class ReplayViewer {
         : "Start: every cell hidden.";
     }
     const s = g.steps[g.position - 1];
-    const { action, x, y } = s.move;
-    const { opened } = s;
-    let what;
-    if (action === "reveal") {
-      what = s.exploded ? `opened ${where(x, y)}: a mine` : `opened ${where(x, y)}${opened > 1 ? ` (${opened} cells)` : ""}`;
-    } else if (action === "chord") {
-      what = s.exploded ? `chorded on ${where(x, y)} and hit a mine` : `chorded on ${where(x, y)} (${plural(opened, "cell")} opened)`;
-    } else if (action === "flag") {
-      const ch = s.shows ?? "F";
-      what = ch === "F" ? `flagged ${where(x, y)}` : ch === "?" ? `question-marked ${where(x, y)}` : `took the mark off ${where(x, y)}`;
-    } else if (action === "pause") {
-      what = "paused the game";
-    } else {
-      what = "resumed the game";
-    }
+    const what = stepWords(s);
     let end = "";
     if (g.position === g.total) end = g.outcome === "won" ? " The game is won." : " The game is lost.";
     return `Move ${g.position} of ${g.total}, at ${formatClock(s.t)}: ${what}.${end}`;

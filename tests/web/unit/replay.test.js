@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { moveTimes, ReplayGame } from "../../../clients/web/replay.js";
+import { stepWords } from "../../../clients/web/viewer.js";
 import { stamp } from "./fakes.js";
 
 const rows = (g) => Array.from({ length: g.height }, (_, y) => Array.from({ length: g.width }, (_, x) => g.char(y * g.width + x)).join(""));
@@ -97,5 +98,25 @@ describe("ReplayGame", () => {
     assert.equal(g.positionAt(1000), 4);
     assert.equal(g.positionAt(2000), 5);
     assert.equal(g.duration, 2000);
+  });
+});
+
+describe("stepWords", () => {
+  it("says what each kind of step did, the end of a match included", () => {
+    const g = new ReplayGame(replay({
+      moves: [
+        ...replay().moves.slice(0, 4),
+        { version: 5, action: "end", x: null, y: null, at: stamp(13_000), cells: [[2, 0, "*"], [2, 2, "*"]] },
+      ],
+      fatal: null,
+    }));
+    const words = g.steps.map(stepWords);
+    assert.deepEqual(words, [
+      "question-marked row 1, column 3",
+      "opened row 1, column 1 (6 cells)",
+      "paused the game",
+      "resumed the game",
+      "the match ended before the board was cleared",
+    ]);
   });
 });
