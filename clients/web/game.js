@@ -76,6 +76,8 @@ export class Cells {
 }
 
 export class Game extends Cells {
+  endedByMatch = false;
+
   constructor(view) {
     super(view.width, view.height);
     this.id = view.id;
@@ -113,6 +115,11 @@ export class Game extends Cells {
     this.timeRef = { elapsed: view.elapsed_ms, at: parseTime(view.server_time) };
     const cells = this.cells;
     const codes = boardCodes(view);
+    // A game its match's end stopped (a seat out of time or resigned) is lost with no
+    // mine hit: a view tells it by that; a diff by its move, which a penalty race's
+    // earlier hits cannot hide.
+    if (view.status !== "lost") this.endedByMatch = false;
+    else if (!codes.includes(EXPLODED.charCodeAt(0))) this.endedByMatch = true;
     // A million cells: the indices go in a typed array, filled in one pass.
     const changed = new Int32Array(cells.length);
     let n = 0;
@@ -156,6 +163,7 @@ export class Game extends Cells {
     }
     this.version = diff.version;
     this.status = diff.status;
+    if (diff.move.action === "end") this.endedByMatch = true;
     this.minesLeft = diff.mines_left;
     this.startedAt = parseTime(diff.started_at);
     this.endedAt = parseTime(diff.ended_at);

@@ -69,6 +69,7 @@ export class ResultPanel {
       const time = formatTime(g.elapsedMs);
       const mine = c.mode === "play";
       if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
+      else if (g.endedByMatch) this.notices.announce(`The match is over: the board was not cleared in ${time}.`);
       else this.notices.announce(mine ? `Boom. You hit a mine after ${time}. Game over.` : "The player hit a mine. Game over.");
     }
   }
@@ -113,6 +114,7 @@ export class ResultPanel {
     this.root.className = `result ${won ? "won" : "lost"}`;
     e.title.textContent = won
       ? mine ? "You won!" : `${who} won!`
+      : g.endedByMatch ? "The match is over."
       : mine ? "Boom! You hit a mine." : `${who} hit a mine.`;
     e.sub.textContent = won
       ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}.`

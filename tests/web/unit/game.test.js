@@ -37,6 +37,21 @@ describe("Game", () => {
     assert.deepEqual(rows(g), ["001", "#F#", "#12"]);
   });
 
+  it("tells a game its match's end stopped from one lost on a mine", () => {
+    const hit = new Game(view({ version: 1, status: "playing", board: ["1##", "###", "###"] }));
+    hit.apply(diff(2, [[2, 2, "X"], [2, 0, "*"]], { status: "lost" }));
+    assert.equal(hit.endedByMatch, false);
+    // A penalty race's earlier hit shows X too: the diff's move tells.
+    const ended = new Game(view({ version: 1, status: "playing", board: ["1#X", "###", "###"] }));
+    ended.apply(diff(2, [[2, 2, "*"]], { status: "lost", action: "end", x: null, y: null }));
+    assert.equal(ended.endedByMatch, true);
+    ended.load(view({ version: 2, status: "lost", board: ["1#X", "###", "##*"] }));
+    assert.equal(ended.endedByMatch, true, "a view afterwards keeps what the diff said");
+    // From a view alone: lost with no mine hit.
+    assert.equal(new Game(view({ version: 3, status: "lost", board: ["1#*", "###", "##*"] })).endedByMatch, true);
+    assert.equal(new Game(view({ version: 3, status: "lost", board: ["1#X", "###", "##*"] })).endedByMatch, false);
+  });
+
   it("ignores cells off the board rather than writing past it", () => {
     const g = new Game(view());
     assert.deepEqual([...g.apply(diff(1, [[3, 0, "1"], [0, 3, "1"], [1, 1, "3"]]))], [4]);
