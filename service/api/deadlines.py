@@ -75,7 +75,12 @@ async def run(b: Backends) -> None:
     while True:
         try:
             for match_id in await b.matches.due(now_ms(), LEASE_MS):
-                await tick(b, match_id)
+                try:
+                    await tick(b, match_id)
+                except (asyncio.CancelledError, StoreUnavailable):
+                    raise
+                except Exception:  # one match's failure holds up none of the others
+                    log.exception("match deadline of %s", match_id)
             if outage:
                 log.info("match deadlines: Redis answers again")
                 outage = False

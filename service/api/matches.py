@@ -12,6 +12,8 @@ match's game, so the seat's progress (counts only) reaches everybody watching.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable
@@ -32,6 +34,8 @@ from .problems import ApiError
 from .requests import now_ms, path_id, read_body
 from .responses import MsgspecResponse
 from .turns import busy
+
+log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 64
 _encode = wire.json_encoder.encode
@@ -72,7 +76,13 @@ async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchSta
 async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
     """What a committed change leads to: the next deadline, or the ratings of the end."""
     if new.status == "finished":
-        await settle_end(b, new)
+        try:
+            await settle_end(b, new)
+        except Exception as exc:  # the change is committed: its answer stands
+            # The poller settles it, at once rather than at the time limit.
+            log.warning("match %s: its end is settled later: %r", new.id, exc)
+            with contextlib.suppress(Exception):
+                await b.matches.schedule(new.id, now_ms())
     elif new.status == "countdown" and old.status == "waiting" and new.starts_at is not None:
         await b.matches.schedule(new.id, new.starts_at)
     elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
