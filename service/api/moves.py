@@ -383,8 +383,15 @@ async def _off_loop(b: Backends, fn: Callable[..., T], *args: Any, heavy: bool) 
     finally:
         metrics.HEAVY.labels("waiting").dec()
     metrics.HEAVY.labels("running").inc()
-    try:
-        return await run_in_threadpool(fn, *args)
-    finally:
+    work = asyncio.ensure_future(run_in_threadpool(fn, *args))
+
+    def done(finished: asyncio.Future[T]) -> None:
+        # When the thread is done, not when its caller is: a caller cancelled (its
+        # socket gone) leaves the work running, and its slot taken until it ends.
         metrics.HEAVY.labels("running").dec()
         slots.release()
+        if not finished.cancelled():
+            finished.exception()  # a cancelled caller's error is nobody's to log
+
+    work.add_done_callback(done)
+    return await asyncio.shield(work)
