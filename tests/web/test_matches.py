@@ -5,9 +5,11 @@ pairing on the player's socket."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -67,6 +69,8 @@ def create_room(m: Minesweeper, mode: str, seats: int = 2, board: str = "beginne
 def join_by_link(creator: Minesweeper, guest: Minesweeper) -> None:
     link = creator.page.get_by_label("Invite with this link:")
     in_view(link)
+    # The field shows before the room is made: its link comes with the room.
+    expect(link).to_have_value(re.compile(r"^https?://"))
     url = link.input_value()
     guest.page.goto(url)
     take = guest.page.get_by_role("button", name="Take a seat")
@@ -404,14 +408,7 @@ def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
     """Both players resign a race on phones: the result card stays within the screen (the
     page never scrolls sideways), and only its table scrolls, inside the card."""
     phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
-    contexts = [browser.new_context(**phone) for _ in range(2)]
-    try:
-        pages: list[Minesweeper] = []
-        for ctx in contexts:
-            ctx.set_default_timeout(15_000)
-            m: Minesweeper = new_ms(ctx)
-            open_home(m)
-            pages.append(m)
+    with two_players(browser, new_ms, phone) as pages:
         one, two = pages
         create_room(one, "race")
         join_by_link(one, two)
@@ -438,6 +435,21 @@ def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
             expect(m.page.locator("#result-title")).to_have_text("The match is over.")
             expect(m.page.locator("#frame")).to_have_attribute("data-status", "lost")
             assert "*" in m.states() and "X" not in m.states()
+
+
+@contextlib.contextmanager
+def two_players(browser: Browser, new_ms: NewPage, device: dict[str, Any]
+                ) -> Iterator[list[Minesweeper]]:
+    """Two people on the home page, each in a browser context of ``device``."""
+    contexts = [browser.new_context(**device) for _ in range(2)]
+    try:
+        pages: list[Minesweeper] = []
+        for ctx in contexts:
+            ctx.set_default_timeout(15_000)
+            m: Minesweeper = new_ms(ctx)
+            open_home(m)
+            pages.append(m)
+        yield pages
     finally:
         for ctx in contexts:
             ctx.close()
@@ -455,14 +467,7 @@ def test_a_race_on_a_laptop_keeps_the_seats_in_view_with_the_board(
 ) -> None:
     """A 720 px high window, an intermediate race: once play starts, the status, Resign and
     both players' progress are in the window together with the whole board."""
-    contexts = [browser.new_context(**LAPTOP) for _ in range(2)]
-    try:
-        pages: list[Minesweeper] = []
-        for ctx in contexts:
-            ctx.set_default_timeout(15_000)
-            m: Minesweeper = new_ms(ctx)
-            open_home(m)
-            pages.append(m)
+    with two_players(browser, new_ms, LAPTOP) as pages:
         one, two = pages
         create_room(one, "race", board="intermediate")
         join_by_link(one, two)
@@ -487,6 +492,3 @@ def test_a_race_on_a_laptop_keeps_the_seats_in_view_with_the_board(
                 assert cell and inside(cell, window), (x, y, cell)
                 assert cell["width"] >= 22, cell
             assert m.page.evaluate("document.documentElement.scrollWidth") <= window["width"]
-    finally:
-        for ctx in contexts:
-            ctx.close()
