@@ -232,7 +232,16 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
                 watcher.kill()
                 watcher.wait()
     assert watcher.returncode == 0, err
+    assert err == "", "the spectator's socket closed with the match, quietly"
     lines = out.splitlines()
     assert lines[0].startswith(f"match {match.id}  race, beginner 9x9")
     assert any(line.startswith("v") and "resigned" in line and name in line for line in lines)
     assert "race over: race, beginner 9x9, 10 mines, no-guess, 5 s a mine" in lines
+    # The match's end ended both resigned seats' games: no mine was hit, and it says so.
+    with Client(one, timeout=30) as c:
+        game_id = next(s.game_id for s in c.match(match.id).seats if s.player.id == alice.player.id)
+    done = subprocess.run([*command(), "watch", str(game_id), "--url", one], env=nobody,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "The match is over: the board was not cleared" in done.stdout
+    assert "hit a mine" not in done.stdout

@@ -8,7 +8,8 @@ file by ``python -m tests.clients.sync_client``: the same class without ``async`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator  # async only
+import contextlib  # async only
+from collections.abc import AsyncGenerator, AsyncIterator  # async only
 from datetime import date as Date
 
 import httpx
@@ -425,13 +426,13 @@ class AsyncClient:
         since: int | None = None,
         player_token: str | None = None,
         retries: int = 8,
-    ) -> AsyncIterator[MatchServerMessage]:
+    ) -> AsyncGenerator[MatchServerMessage, None]:
         """Every message of a match's socket: the match, then each update in order (and
         heartbeats, co-op cursors), resuming with ``since`` by itself after a dropped
         connection or a missed version. With the player's token (``player_token`` or the
         client's) the match shows the player's own race seat's game."""
         token = player_token or self.player_token
-        async for message in _watch_match(
-            self.base_url, match_id, since, token, self.timeout, retries
-        ):
-            yield message
+        messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries)
+        async with contextlib.aclosing(messages):  # a caller who stops closes the socket
+            async for message in messages:
+                yield message

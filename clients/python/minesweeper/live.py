@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TypeAlias
 
 import msgspec
@@ -318,7 +318,7 @@ async def watch_match(
     token: str | None,
     timeout: float,
     retries: int = 8,
-) -> AsyncIterator[MatchServerMessage]:
+) -> AsyncGenerator[MatchServerMessage, None]:
     """A match's socket, decoded: first the match, then its updates (and heartbeats and
     co-op cursors); with ``token`` (a seated player's) the player's own seat shows.
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import msgspec
@@ -30,6 +30,7 @@ from .tokens import TokenStore
 from .wire import (
     Error,
     MatchHeartbeat,
+    MatchServerMessage,
     MatchSnapshot,
     MatchUpdate,
     MatchView,
@@ -244,7 +245,12 @@ class Racer(Player):
 
 async def _spectate(client: AsyncClient, match_id: str, say: Say) -> None:
     """A match as lines: each update with its seat's counts, then the result."""
-    async for message in client.watch_match(match_id):
+    async with contextlib.aclosing(client.watch_match(match_id)) as messages:
+        await _say_match(messages, say)
+
+
+async def _say_match(messages: AsyncIterator[MatchServerMessage], say: Say) -> None:
+    async for message in messages:
         if isinstance(message, Error):
             raise error_for(message.problem)
         if isinstance(message, MatchSnapshot):

@@ -124,6 +124,9 @@ def outcome(view: GameView, *, watching: bool = False) -> str | None:
         return None
     took = seconds(view.elapsed_ms)
     who = view.player or "The player"
+    if view.status == "lost" and not any("X" in row for row in view.board):
+        # No mine hit: its match's end stopped it (time up, or the seat resigned).
+        return f"The match is over: the board was not cleared in {took}."
     if view.status == "lost":
         if watching:
             return f"{who} hit a mine after {took}."
