@@ -103,7 +103,8 @@ export class ResultPanel {
   /** Show the panel for `c` when its game is over, hide it otherwise. */
   render(c) {
     const g = c && c.game;
-    if (!g || !g.finished) {
+    // A game its match's end stopped has the match's result above it, which says more.
+    if (!g || !g.finished || (g.endedByMatch && document.body.dataset.match)) {
       this.root.hidden = true;
       return;
     }
