@@ -32,9 +32,10 @@ export function canJoin(view, playerId) {
   return view.status === "waiting" && seatOf(view, playerId) < 0;
 }
 
-/** A rating as shown: rounded, or "unrated". */
+/** A rating as shown: rounded, or "new" for a player without one yet ("unrated" is what
+ * a match that changes no rating is called). */
 export function ratingText(rating) {
-  return rating == null ? "unrated" : String(Math.round(rating));
+  return rating == null ? "new" : String(Math.round(rating));
 }
 
 /** A rating change as shown: "+12", "−3", "±0", or "" when there is none. */

@@ -100,10 +100,10 @@ def test_race_against_an_sdk_opponent(
         # Before the race: who the opponent is, then the countdown beside both seats.
         t.expect(f"matched: rated race, beginner 9x9, 10 mines, no-guess, 5 s a mine, "
                  f"match {match_id}")
-        t.expect(f"against {bob.player.name} \\(unrated\\)")
+        t.expect(f"against {bob.player.name} \\(new\\)")
         t.expect(r"time 0   starts in [123]")
         # The start, opened for every seat, counts in the progress from the countdown on.
-        t.expect(rf"> {name}\s+unrated\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
+        t.expect(rf"> {name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
         theirs = b.match(match_id)
         mine = a.match(match_id)
         (their_game,) = [s.game_id for s in theirs.seats if s.player.id == bob.player.id]
@@ -122,7 +122,7 @@ def test_race_against_an_sdk_opponent(
                 break
             except NotStarted:
                 time.sleep(0.1)
-        t.expect(rf"  {bob.player.name}\s+unrated\s+\d+/\d+\s+3BV  1 penalty\s+playing")
+        t.expect(rf"  {bob.player.name}\s+new\s+\d+/\d+\s+3BV  1 penalty\s+playing")
 
         # The terminal player clears the board with keys.
         board = a.get(my_game).board
@@ -208,7 +208,7 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
         # Taking the last seat starts the match: the countdown, then the race.
         t.expect(f"against {alice.player.name}")
         t.expect(r"starts in [123]")
-        t.expect(rf"  {alice.player.name}\s+unrated\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
+        t.expect(rf"  {alice.player.name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
         assert b.match(match.id).status in ("countdown", "playing")
         # Somebody without a seat (and without a player) follows it as lines.
         nobody = {**cli_env, "MINESWEEPER_TOKENS": str(tmp_path / "nobody.json")}

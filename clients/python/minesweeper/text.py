@@ -290,7 +290,9 @@ def describe_match(match: MatchView) -> str:
 
 
 def rating(value: float | None) -> str:
-    return "unrated" if value is None else f"{value:.0f}"
+    """A player's rating, or "new" for one without a rating yet (not "unrated", which is
+    what a match that changes no rating is called)."""
+    return "new" if value is None else f"{value:.0f}"
 
 
 def _penalties(count: int) -> str:

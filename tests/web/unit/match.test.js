@@ -55,7 +55,7 @@ describe("a match view", () => {
   it("shows progress as a share of the board's 3BV, marks the viewer, rounds ratings", () => {
     const v = match({ seats: [seat("p1", "Ann", { progress: { bbbv_done: 5, bbbv: 20 } }), seat("p2", "Bob", { player: { id: "p2", name: "Bob", rating: 1512.6 } })] });
     const rows = seatRows(v, "p2");
-    assert.deepEqual(rows.map((r) => [r.name, r.you, r.rating, r.share]), [["Ann", false, "unrated", 0.25], ["Bob", true, "1513", 0]]);
+    assert.deepEqual(rows.map((r) => [r.name, r.you, r.rating, r.share]), [["Ann", false, "new", 0.25], ["Bob", true, "1513", 0]]);
     assert.equal(progressShare({ bbbv_done: 3, bbbv: 0 }), 0);
   });
 
