@@ -244,7 +244,9 @@ export class Room {
     this.renderSeats(shown);
     this.renderResults();
     this.tick(shown);
-    this.cursors.placeAll();
+    // Nobody points at an ended match's board any more: the teammates' pointers go.
+    if (v.status === "finished") this.cursors.stop();
+    else this.cursors.placeAll();
   }
 
   renderStatus(shown, seated) {

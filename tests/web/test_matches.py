@@ -293,6 +293,11 @@ def test_coop_moves_and_cursors_reach_the_teammate(
     assert abs(box["x"] - cell["x"]) < 2 and abs(box["y"] - cell["y"]) < 2
     # Nobody sees their own pointer.
     expect(one.page.locator(".coop-cursor")).to_have_count(0)
+    # The match over, the teammate's pointer goes with it.
+    for m in (one, two):
+        m.page.get_by_role("button", name="Resign").click()
+    expect(two.page.locator("#match-status")).to_contain_text("over")
+    expect(two.page.locator(".coop-cursor")).to_have_count(0)
 
 
 def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: NewPage) -> None:
