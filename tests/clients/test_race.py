@@ -133,6 +133,7 @@ def test_race_against_an_sdk_opponent(
                     t.go(x, y)
                     t.send(" ")
         t.expect(r"won: waiting for the others")
+        t.expect("arrows/wasd look around  q quit")  # no resigning a race that is won
         assert a.get(my_game).status == "won"
 
         # Bob finishes second; the result table shows places, times and ratings.

@@ -44,6 +44,8 @@ T = TypeVar("T")
 Say = Callable[[str], None]
 
 RACE_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q resign/quit"
+# Once the seat's race is over (cleared, lost, resigned, or the match ended).
+RACE_OVER_HELP = "arrows/wasd look around  q quit"
 POLL_S = 0.5  # how often a waiting seek is polled: polling also keeps it alive
 RECONNECTS = 8  # tries to get a dropped match socket back before giving up
 
@@ -239,7 +241,7 @@ class Racer(Player):
                 f"mines left {v.mines_left}   time {max(elapsed, 0) // 1000}   {state}",
             ),
             panel=("", *seats),
-            keys=RACE_HELP,
+            keys=RACE_HELP if self.racing() else RACE_OVER_HELP,
         )
 
 
