@@ -172,14 +172,20 @@ def test_pause_hides_the_board_and_blocks_clicks_and_resume_restores_it(
     expect(ms.page.locator("#timer")).to_have_attribute("data-value", "2")
 
 
-def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board(
-    api: Api, ms: Minesweeper
-) -> None:
+def _opened_by_keyboard(api: Api, ms: Minesweeper) -> dict[str, Any]:
+    """A beginner game on screen, its first cell opened with Enter on the focused cell."""
     game, token = api.create(preset="beginner", seed=8)
     ms.play(game["id"], token)
     ms.cell(*FIRST).focus()
     ms.page.keyboard.press("Enter")
     ms.expect_opened(*FIRST)
+    return game
+
+
+def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board(
+    api: Api, ms: Minesweeper
+) -> None:
+    game = _opened_by_keyboard(api, ms)
 
     # Enter on the Pause button: the focus goes to the cover's Resume, not to the page.
     ms.page.locator("#pause").focus()
@@ -206,11 +212,7 @@ def test_pause_by_keyboard_from_its_button_lands_on_resume_and_then_on_the_board
 def test_resume_pressed_before_the_pause_is_answered_is_not_lost(
     api: Api, ms: Minesweeper
 ) -> None:
-    game, token = api.create(preset="beginner", seed=8)
-    ms.play(game["id"], token)
-    ms.cell(*FIRST).focus()
-    ms.page.keyboard.press("Enter")
-    ms.expect_opened(*FIRST)
+    game = _opened_by_keyboard(api, ms)
     # The pause's answer is held back: its diff comes by the socket, and the cover shows.
     held: list[Any] = []
     ms.page.route("**/pause", lambda route: held.append((route, route.fetch())))
