@@ -26,6 +26,7 @@ def visible_board(game: engine.Game) -> list[str]:
 def stats(game: engine.Game, now: int) -> wire.Stats:
     c = game.clicks
     done = engine.bbbv_done(game)
+    played = max(0, done - game.bbbv_given)  # a shared board's opened start is not the player's
     seconds = game.elapsed_ms(now) / 1000
     ended = game.finished
     return wire.Stats(
@@ -36,8 +37,8 @@ def stats(game: engine.Game, now: int) -> wire.Stats:
         assisted=c.hints > 0,
         bbbv=game.bbbv if game.placed else None,
         bbbv_done=done,
-        bbbv_per_second=round(done / seconds, 3) if ended and seconds > 0 else None,
-        efficiency=round(done / c.total, 3) if ended and c.total else None,
+        bbbv_per_second=round(played / seconds, 3) if ended and seconds > 0 else None,
+        efficiency=round(played / c.total, 3) if ended and c.total else None,
     )
 
 

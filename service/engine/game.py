@@ -81,6 +81,9 @@ class Game(msgspec.Struct, frozen=True, array_like=True):
     on_mine: OnMine = "lose"
     # Mines revealed under ``on_mine="penalty"``.
     penalties: int = 0
+    # The 3BV a shared board's start opened for the player (``open_start``): done, but
+    # not by the player, so their efficiency and 3BV/s leave it out.
+    bbbv_given: int = 0
 
     @property
     def finished(self) -> bool:

@@ -267,7 +267,9 @@ def open_start(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     rng = SplitMix64(game.seed)
     x, y = rng.below(game.width), rng.below(game.height)
     opened, cells = reveal(game, x, y, now_ms)
-    return msgspec.structs.replace(opened, version=0, clicks=Clicks(), started_at=None), cells
+    return msgspec.structs.replace(
+        opened, version=0, clicks=Clicks(), started_at=None, bbbv_given=opened.bbbv_done or 0
+    ), cells
 
 
 _FLAGGED = (FLAG, EXPLODED)

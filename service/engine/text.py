@@ -49,7 +49,8 @@ def dump(game: Game) -> str:
         fields.append(f"{name}={'-' if value is None else value}")
     for name in _BOOL_FIELDS:
         fields.append(f"{name}={int(getattr(game, name))}")
-    for name in ("seed", "created_at", *_OPT_INT_FIELDS, "paused_ms", "bbbv", "bbbv_done"):
+    for name in ("seed", "created_at", *_OPT_INT_FIELDS, "paused_ms", "bbbv", "bbbv_done",
+                 "bbbv_given"):
         value = getattr(game, name)
         fields.append(f"{name}={'-' if value is None else value}")
     fields.append(f"placed={int(game.placed)}")
@@ -150,6 +151,7 @@ def load(text: str) -> Game:
         bbbv_done=opt_int("bbbv_done", done),
         on_mine=on_mine,  # type: ignore[arg-type]
         penalties=int(header.get("penalties", exploded if on_mine == "penalty" else 0)),
+        bbbv_given=int(header.get("bbbv_given", 0)),
     )
 
 

@@ -11,6 +11,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from service import engine
+from service.api import views
 from tests.support.play import (
     Api,
     Game,
@@ -358,3 +360,16 @@ def test_a_reset_reaches_a_subscriber_that_comes_later(
     # Connecting afresh: a snapshot that names the latest successor.
     (snapshot,) = opening(None)
     assert snapshot["type"] == "snapshot" and snapshot["game"]["next_id"] == second
+
+
+def test_a_shared_boards_opened_start_is_not_the_players_3bv() -> None:
+    """A daily board (or a match's) opens its start for the player: that 3BV is done, but
+    not by the player, so one click on a mine scores no 3BV per click."""
+    fresh = engine.new_game(engine.preset("beginner"), seed=7, now_ms=0)
+    game, _ = engine.open_start(fresh, 0)
+    assert engine.bbbv_done(game) == game.bbbv_given == 1
+    mine = next(i for i in range(game.width * game.height) if game.is_mine(i))
+    lost, _ = engine.reveal(game, mine % game.width, mine // game.width, 1500)
+    stats = views.stats(lost, 1500)
+    assert lost.status == "lost" and stats.bbbv_done >= 1
+    assert stats.efficiency == 0.0
