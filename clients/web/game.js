@@ -115,11 +115,9 @@ export class Game extends Cells {
     this.timeRef = { elapsed: view.elapsed_ms, at: parseTime(view.server_time) };
     const cells = this.cells;
     const codes = boardCodes(view);
-    // A game its match's end stopped (a seat out of time or resigned) is lost with no
-    // mine hit: a view tells it by that; a diff by its move, which a penalty race's
-    // earlier hits cannot hide.
-    if (view.status !== "lost") this.endedByMatch = false;
-    else if (!codes.includes(EXPLODED.charCodeAt(0))) this.endedByMatch = true;
+    // A game its match's end stopped (a seat out of time or resigned) says so in its
+    // view; a diff says it by its move.
+    this.endedByMatch = view.ended_by === "match";
     // A million cells: the indices go in a typed array, filled in one pass.
     const changed = new Int32Array(cells.length);
     let n = 0;

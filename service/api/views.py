@@ -75,6 +75,7 @@ def game_view(
         created_at=timestamp(game.created_at),
         started_at=optional_timestamp(game.started_at),
         ended_at=optional_timestamp(game.ended_at),
+        ended_by=game.ended_by,
         elapsed_ms=game.elapsed_ms(now),
         server_time=timestamp(now),
         stats=stats(game, now),

@@ -17,6 +17,8 @@ from .settings import FirstClick, PresetName
 Status = Literal["ready", "playing", "won", "lost"]
 Action = Literal["reveal", "flag", "chord"]
 Mark = Literal["flag", "question", "none"]
+# What ended a finished game: a player's move, or its match's end (``moves.end``).
+EndedBy = Literal["move", "match"]
 # What a revealed mine does: end the game, or (a match's rule) cost time and count as flagged.
 OnMine = Literal["lose", "penalty"]
 
@@ -88,6 +90,19 @@ class Game(msgspec.Struct, frozen=True, array_like=True):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def ended_by(self) -> EndedBy | None:
+        """``"match"`` for a game its match's end stopped, ``"move"`` for any other end.
+
+        Read off the state rather than stored: by the rules only ``moves.end`` loses a
+        game without a mine exploding, and under ``on_mine="penalty"`` nothing else
+        loses it at all (its exploded mines were penalties)."""
+        if not self.finished:
+            return None
+        if self.status == "lost" and (self.on_mine == "penalty" or EXPLODED not in self.cells):
+            return "match"
+        return "move"
 
     @property
     def paused(self) -> bool:

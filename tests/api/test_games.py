@@ -150,12 +150,13 @@ def test_loss_shows_mines_exploded_cell_and_wrong_flags(
     api.flag(game, *flagged_mine)
     api.flag(game, *question_mine, mark="question", expect=422)  # no question marks here
     before = api.view(game)
+    assert before["ended_by"] is None
     diff = api.reveal(game, *boom)
     assert diff["status"] == "lost" and diff["ended_at"] is not None
     assert [boom[0], boom[1], "X"] in diff["cells"]
     assert diff["stats"] is not None and diff["version"] == before["version"] + 1
     view = api.view(game)
-    assert view["status"] == "lost"
+    assert view["status"] == "lost" and view["ended_by"] == "move"
     board = view["board"]
     assert positions(board, "X") == {boom}
     assert positions(board, "!") == {wrong}

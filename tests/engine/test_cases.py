@@ -199,6 +199,7 @@ def facts(game: Game, diff: list[ChangedCell], now: int) -> dict[str, str]:
         bbbv_done=str(engine.bbbv_done(game)),
         diff=str(len(diff)),
         elapsed_ms=str(game.elapsed_ms(now)),
+        ended_by=str(game.ended_by),
     )
     return out
 

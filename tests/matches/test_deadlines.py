@@ -127,9 +127,10 @@ def test_an_end_its_replica_left_unsettled_is_settled_by_the_poller_once(
 def test_the_end_ends_the_games_it_left_on(
     clients: tuple[Api, Api], store: redis.Redis
 ) -> None:
-    """Alice is still playing at the time limit and Bob resigned: both games end with the
-    match, lost, their clocks stopped at its end and their mines shown, once; whoever
-    watches Alice's game is told."""
+    """Alice, who hit a mine (a penalty), is still playing at the time limit and Bob
+    resigned: both games end with the match, lost, their clocks stopped at its end and
+    their mines shown, once, and their views say the match ended them; whoever watches
+    Alice's game is told."""
     a, b = clients
     alice, bob = a.register(), b.register()
     match = new_match(a, alice, seats=2, time_limit_s=5)
@@ -143,7 +144,10 @@ def test_the_end_ends_the_games_it_left_on(
     board = a.view(games[alice.id])["board"]
     safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
                 if c == "#" and (x, y) not in mines)
+    hit = min(mines)
+    Seat(a, alice, games[alice.id]).move("reveal", *hit)
     Seat(a, alice, games[alice.id]).move("reveal", *safe)
+    assert a.view(games[alice.id])["ended_by"] is None
     call(b, "POST", f"/matches/{match['id']}/leave", bob)
     base = urlsplit(str(b.client.base_url)).netloc
     with connect(f"ws://{base}/games/{games[alice.id]}/events", open_timeout=30) as ws:
@@ -162,8 +166,9 @@ def test_the_end_ends_the_games_it_left_on(
         assert game["status"] == "lost", p
         assert game["ended_at"] == end["ended_at"]
         assert api.view(games[p.id])["elapsed_ms"] == game["elapsed_ms"], "the clock stopped"
+        assert game["ended_by"] == "match", p
         shown = {(x, y) for y, row in enumerate(game["board"]) for x, c in enumerate(row)
-                 if c == "*"}
+                 if c in "*X"}
         assert shown == mines_of(store, games[p.id])
         replay = api.client.get(f"/games/{games[p.id]}/replay").json()
         assert replay["status"] == "lost" and replay["fatal"] is None

@@ -124,8 +124,7 @@ def outcome(view: GameView, *, watching: bool = False) -> str | None:
         return None
     took = seconds(view.elapsed_ms)
     who = view.player or "The player"
-    if view.status == "lost" and not any("X" in row for row in view.board):
-        # No mine hit: its match's end stopped it (time up, or the seat resigned).
+    if view.ended_by == "match":  # time up, or the seat resigned: no mine ended it
         return f"The match is over: the board was not cleared in {took}."
     if view.status == "lost":
         if watching:

@@ -33,6 +33,7 @@ __all__ = [
     "CursorMessage",
     "DailyDate",
     "Diff",
+    "EndedBy",
     "Error",
     "Fatal",
     "FirstClick",
@@ -122,6 +123,8 @@ PauseAction = Literal["pause", "resume"]
 MoveAction = Literal[Action, PauseAction, "end"]
 # How a finished game ended.
 Outcome = Literal["won", "lost"]
+# What ended a finished game: a player's move, or its match's end.
+EndedBy = Literal["move", "match"]
 
 Coordinate = Annotated[int, Meta(ge=0, le=1_000_000)]
 Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]
@@ -283,6 +286,9 @@ class GameView(Struct):
     created_at: Timestamp
     started_at: Timestamp | None
     ended_at: Timestamp | None
+    # Null while the game is on; ``"match"`` when its match's end stopped it (a seat out
+    # of time or resigned, a co-op game unfinished), however many mines it had hit.
+    ended_by: EndedBy | None
     elapsed_ms: int
     server_time: Timestamp
     stats: Stats

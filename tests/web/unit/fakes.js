@@ -89,6 +89,7 @@ export function view({ version = 0, status = "ready", board = ["###", "###", "##
     created_at: stamp(0),
     started_at: null,
     ended_at: null,
+    ended_by: status === "won" || status === "lost" ? "move" : null,
     elapsed_ms: 0,
     server_time: stamp(0),
     stats: null,

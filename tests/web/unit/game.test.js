@@ -45,11 +45,12 @@ describe("Game", () => {
     const ended = new Game(view({ version: 1, status: "playing", board: ["1#X", "###", "###"] }));
     ended.apply(diff(2, [[2, 2, "*"]], { status: "lost", action: "end", x: null, y: null }));
     assert.equal(ended.endedByMatch, true);
-    ended.load(view({ version: 2, status: "lost", board: ["1#X", "###", "##*"] }));
-    assert.equal(ended.endedByMatch, true, "a view afterwards keeps what the diff said");
-    // From a view alone: lost with no mine hit.
-    assert.equal(new Game(view({ version: 3, status: "lost", board: ["1#*", "###", "##*"] })).endedByMatch, true);
+    ended.load(view({ version: 2, status: "lost", board: ["1#X", "###", "##*"], ended_by: "match" }));
+    assert.equal(ended.endedByMatch, true);
+    // From a view alone: what the service says, not what the board suggests.
+    assert.equal(new Game(view({ version: 3, status: "lost", board: ["1#X", "###", "##*"], ended_by: "match" })).endedByMatch, true);
     assert.equal(new Game(view({ version: 3, status: "lost", board: ["1#X", "###", "##*"] })).endedByMatch, false);
+    assert.equal(new Game(view({ version: 3, status: "playing", board: ["1#X", "###", "###"] })).endedByMatch, false);
   });
 
   it("ignores cells off the board rather than writing past it", () => {
