@@ -102,8 +102,9 @@ def test_race_against_an_sdk_opponent(
                  f"match {match_id}")
         t.expect(f"against {bob.player.name} \\(new\\)")
         t.expect(r"time 0   starts in [123]")
-        # The start, opened for every seat, counts in the progress from the countdown on.
-        t.expect(rf"> {name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
+        # The start, opened for every seat, counts in the progress from the countdown on;
+        # the seats are ready until it is over.
+        t.expect(rf"> {name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
         theirs = b.match(match_id)
         mine = a.match(match_id)
         (their_game,) = [s.game_id for s in theirs.seats if s.player.id == bob.player.id]
@@ -209,7 +210,7 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
         # Taking the last seat starts the match: the countdown, then the race.
         t.expect(f"against {alice.player.name}")
         t.expect(r"starts in [123]")
-        t.expect(rf"  {alice.player.name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+playing")
+        t.expect(rf"  {alice.player.name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
         assert b.match(match.id).status in ("countdown", "playing")
         # Somebody without a seat (and without a player) follows it as lines.
         nobody = {**cli_env, "MINESWEEPER_TOKENS": str(tmp_path / "nobody.json")}

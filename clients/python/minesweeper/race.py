@@ -32,6 +32,7 @@ from .wire import (
     MatchHeartbeat,
     MatchServerMessage,
     MatchSnapshot,
+    MatchStatus,
     MatchUpdate,
     MatchView,
     PresetName,
@@ -233,7 +234,8 @@ class Racer(Player):
         if m.status == "finished":
             seats = text.result_lines(m, self.me)
         else:
-            seats = [text.seat_line(s, s.player.id == self.me) for s in m.seats]
+            starting: MatchStatus = "countdown" if elapsed < 0 else "playing"
+            seats = [text.seat_line(s, s.player.id == self.me, match=starting) for s in m.seats]
         return msgspec.structs.replace(
             super().scene(),
             title=(
@@ -259,13 +261,13 @@ async def _say_match(messages: AsyncIterator[MatchServerMessage], say: Say) -> N
             m = message.match
             say(f"match {m.id}  {text.describe_match(m)}  {m.status}")
             for each in m.seats:
-                say(text.seat_line(each))
+                say(text.seat_line(each, match=m.status))
         elif isinstance(message, MatchUpdate):
             m = message.match
             which = message.seat
             seat = m.seats[which] if which is not None and which < len(m.seats) else None
             say(f"v{message.version} {message.change}"
-                + (f": {text.seat_line(seat).strip()}" if seat is not None else ""))
+                + (f": {text.seat_line(seat, match=m.status).strip()}" if seat is not None else ""))
         else:
             continue
         if m.status == "finished":

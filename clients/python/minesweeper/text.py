@@ -14,6 +14,7 @@ from .wire import (
     GameView,
     Hint,
     Leaderboard,
+    MatchStatus,
     MatchView,
     PlayerView,
     Replay,
@@ -298,13 +299,15 @@ def _penalties(count: int) -> str:
     return f"{count} penalt{'y' if count == 1 else 'ies'}"
 
 
-def seat_line(seat: Seat, you: bool = False) -> str:
-    """One seat while the match goes on, counts only:
-    ``> ada                     1500   12/34  3BV  1 penalty    playing``."""
+def seat_line(seat: Seat, you: bool = False, *, match: MatchStatus = "playing") -> str:
+    """One seat while the ``match`` goes on, counts only:
+    ``> ada                     1500   12/34  3BV  1 penalty    playing``; a seat the
+    service counts as playing reads "ready" until the countdown is over."""
     p = seat.progress
+    status = "ready" if match == "countdown" and seat.status == "playing" else seat.status
     return (
         f"{'>' if you else ' '} {seat.player.name:<20} {rating(seat.player.rating):>7}  "
-        f"{p.bbbv_done:>4}/{p.bbbv:<4} 3BV  {_penalties(seat.penalties):<12} {seat.status}"
+        f"{p.bbbv_done:>4}/{p.bbbv:<4} 3BV  {_penalties(seat.penalties):<12} {status}"
     )
 
 
