@@ -194,6 +194,7 @@ def create_app(config: Config | None = None) -> Starlette:
         Route("/matches/{match_id}/join", matches.join, methods=["POST"]),
         Route("/matches/{match_id}/leave", matches.leave, methods=["POST"]),
         Route("/matches/{match_id}/start", matches.start, methods=["POST"]),
+        Route("/matches/{match_id}/rematch", matches.rematch, methods=["POST"]),
         Route("/seeks", seeks.create, methods=["POST"]),
         Route("/seeks/{seek_id}", seeks.seek, methods=["GET", "DELETE"]),
         Route("/ratings/race", ratings.race),

@@ -42,6 +42,8 @@ def _moved(state: MatchState, seats: tuple[SeatState, ...], change: wire.MatchCh
 def join(state: MatchState, seat: SeatState) -> Changed:
     if seated(state, seat.player_id) is not None:
         raise ApiError(409, "already_seated", "you already have a seat in this match")
+    if state.invited and seat.player_id not in state.invited:
+        raise ApiError(403, "forbidden", "a rematch is for the players of the match before it")
     if state.status != "waiting":
         raise ApiError(409, "match_started", "the match has started")
     if len(state.seats) >= state.capacity:
@@ -61,6 +63,36 @@ def leave(state: MatchState, player_id: str, now: int) -> Changed:
         raise ApiError(409, "game_over", "your seat has finished")
     seats = _with(state.seats, i, status="resigned")
     return finish_if_done(_moved(state, seats, "resigned", i), now)
+
+
+def can_rematch(state: MatchState, player_id: str) -> None:
+    """Who may ask for a rematch, and when: a player of the match, once it is over."""
+    if seated(state, player_id) is None:
+        raise ApiError(409, "not_seated", "you had no seat in this match")
+    if state.status != "finished":
+        raise ApiError(409, "game_in_progress", "the match is not over yet")
+
+
+def rematch(state: MatchState, rematch_id: str, seat: SeatState, now: int) -> MatchState:
+    """The match after ``state``: its settings and its players, ``seat`` (who asked
+    first) in the creator's seat, as many seats as it had players; it starts when they
+    have all sat down, or when the creator starts it."""
+    return _replace(
+        state, id=rematch_id, status="waiting", version=1, created_at=now,
+        capacity=len(state.seats), seats=(seat,), starts_at=None, ends_at=None,
+        ended_at=None, rematch_id=None, invited=tuple(s.player_id for s in state.seats),
+    )
+
+
+def point_to_rematch(state: MatchState, player_id: str, rematch_id: str) -> Changed | None:
+    """The finished match names its rematch, once, so that everybody watching hears of
+    it; the update's seat is the one that asked first."""
+    if state.rematch_id is not None:
+        return None
+    return Changed(
+        _replace(state, version=state.version + 1, rematch_id=rematch_id), "rematch",
+        seated(state, player_id),
+    )
 
 
 def can_start(state: MatchState, player_id: str) -> None:

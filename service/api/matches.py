@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import random
 import secrets
@@ -271,6 +272,46 @@ async def leave(request: Request) -> Response:
 
     _, state = await change_match(backends.of(request), match_id, step)
     return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
+
+
+def rematch_id_of(match_id: str) -> str:
+    """The id of a match's rematch: one for every player who asks, on any replica, so
+    they all meet in one match even when they ask at the same instant."""
+    return hashlib.blake2b(f"rematch {match_id}".encode(), digest_size=16).hexdigest()
+
+
+async def rematch(request: Request) -> Response:
+    """The same match again with the same players: the first who asks makes it (and the
+    finished match names it, for everybody watching); the others sit down in it."""
+    match_id = match_id_of(request)
+    owner = await authorised_player(request)
+    b = backends.of(request)
+    _, old = await b.matches.load(match_id)
+    match_rules.can_rematch(old, owner.player_id)
+    seat = await seat_of(b, owner)
+    new_id = rematch_id_of(match_id)
+    now = now_ms()
+    state = match_rules.rematch(old, new_id, seat, now)
+    made = await b.matches.create(state, update(Changed(state, "joined", 0), now))
+    if not made:
+
+        async def sit(state: MatchState, now: int) -> Changed | None:
+            if match_rules.seated(state, owner.player_id) is not None:
+                return None  # asked twice: the rematch it is in
+            return match_rules.join(state, seat)
+
+        before, state = await change_match(b, new_id, sit)
+        if state is not before and len(state.seats) == state.capacity:
+            state = await begin(b, new_id)
+
+    async def point(state: MatchState, now: int) -> Changed | None:
+        return match_rules.point_to_rematch(state, owner.player_id, new_id)
+
+    await change_match(b, match_id, point)
+    return MsgspecResponse(
+        wire.CreatedMatch(match=views.match_view(state, now_ms(), owner.player_id)),
+        status_code=201 if made else 200, headers={"Location": f"/matches/{new_id}"},
+    )
 
 
 async def start(request: Request) -> Response:

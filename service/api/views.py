@@ -228,4 +228,5 @@ def match_view(state: MatchState, now: int, viewer: str | None = None) -> wire.M
         ended_at=optional_timestamp(state.ended_at),
         server_time=timestamp(now),
         seats=seats,
+        rematch_id=state.rematch_id,
     )

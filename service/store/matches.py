@@ -78,6 +78,10 @@ class MatchState(msgspec.Struct, frozen=True, array_like=True):
     starts_at: int | None = None
     ends_at: int | None = None
     ended_at: int | None = None
+    # The match its players play next (``POST /matches/{id}/rematch``), once asked for.
+    rematch_id: str | None = None
+    # A rematch seats only the players of the match before it; empty: anybody.
+    invited: tuple[str, ...] = ()
 
 
 _state = msgspec.msgpack.Decoder(MatchState)

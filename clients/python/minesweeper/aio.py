@@ -254,6 +254,15 @@ class AsyncClient:
         """Start with the seats taken so far (the creator only; at least 2 seats)."""
         return await self._match_change(match_id, "start", player_token)
 
+    async def rematch(self, match_id: str, *, player_token: str | None = None) -> MatchView:
+        """The same match again with the same players, once it is over: made by the first
+        who asks (seat 0), joined by the others; ``rematch_id`` on the old match names it."""
+        response = await self._http.post(
+            f"/matches/{match_id}/rematch",
+            headers=_http.auth(player_token or self.player_token),
+        )
+        return _http.decode(response, CreatedMatch).match
+
     async def _match_change(
         self, match_id: str, change: str, player_token: str | None
     ) -> MatchView:

@@ -148,7 +148,8 @@ MatchStatus = Literal["waiting", "countdown", "playing", "finished"]
 SeatStatus = Literal["waiting", "playing", "won", "lost", "resigned"]
 # What changed in a match, as its updates say.
 MatchChange = Literal[
-    "joined", "left", "countdown", "started", "progress", "finished", "resigned", "ended"
+    "joined", "left", "countdown", "started", "progress", "finished", "resigned", "ended",
+    "rematch",
 ]
 SeekStatus = Literal["waiting", "matched", "expired", "cancelled"]
 # What a player's recent entry was: a game, or a match.
@@ -528,6 +529,9 @@ class MatchView(Struct):
     ended_at: Timestamp | None
     server_time: Timestamp
     seats: list[Seat]
+    # The match the players play next, once one of them asked for it
+    # (``POST /matches/{id}/rematch``); null until then.
+    rematch_id: str | None
 
 
 class CreatedMatch(Struct):
