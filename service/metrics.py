@@ -34,6 +34,11 @@ HEAVY = Gauge(
     "ms_heavy_changes", "Slow changes (big boards, no-guess builds), running or waiting",
     ["state"], multiprocess_mode="livesum",
 )
+MATCHES = Counter(
+    "ms_match_changes_total",
+    "Match changes committed, by kind (created, joined, countdown, ended, rematch, ...)",
+    ["change"],
+)
 DROPPED = Counter("ms_live_dropped_total", "Subscribers closed for falling behind")
 REDIS_ERRORS = Counter("ms_redis_errors_total", "Redis calls that failed or timed out")
 LIMITED = Counter("ms_rate_limited_total", "Requests refused by a rate limit", ["scope"])

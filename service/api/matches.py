@@ -67,6 +67,7 @@ async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchSta
             new = ratings.with_changes(new, current)
             changed = Changed(new, changed.change, changed.seat)
         if await b.matches.commit(match_id, rev, new, update(changed, now)):
+            metrics.MATCHES.labels(changed.change).inc()
             await _after(b, state, new)
             return state, new
         metrics.CONFLICTS.inc()
@@ -162,6 +163,7 @@ async def create(request: Request) -> Response:
         secrets.token_hex(16), body, settings, now, (await seat_of(b, owner),)
     )
     await b.matches.create(state, update(Changed(state, "joined", 0), now))
+    metrics.MATCHES.labels("created").inc()
     view = views.match_view(state, now, owner.player_id)
     return MsgspecResponse(
         wire.CreatedMatch(match=view), status_code=201, headers={"Location": f"/matches/{state.id}"}
@@ -293,7 +295,9 @@ async def rematch(request: Request) -> Response:
     now = now_ms()
     state = match_rules.rematch(old, new_id, seat, now)
     made = await b.matches.create(state, update(Changed(state, "joined", 0), now))
-    if not made:
+    if made:
+        metrics.MATCHES.labels("created").inc()
+    else:
 
         async def sit(state: MatchState, now: int) -> Changed | None:
             if match_rules.seated(state, owner.player_id) is not None:

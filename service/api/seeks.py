@@ -18,7 +18,7 @@ from typing import cast
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
-from .. import engine, wire
+from .. import engine, metrics, wire
 from ..store import MatchNotFound, Owner, Seek, SeekNotFound
 from . import backends, matches, ratings
 from .auth import authorised_player
@@ -70,7 +70,8 @@ async def _make_match(b: Backends, match_id: str, pool: str, player_ids: list[st
     state = matches.new_state(match_id, body, engine.preset(preset), now, seats)
     # Made once, started once, whoever gets here first: the replica that paired the
     # seeks, or a poll after it died.
-    await b.matches.create(state, matches.update(Changed(state, "joined", None), now))
+    if await b.matches.create(state, matches.update(Changed(state, "joined", None), now)):
+        metrics.MATCHES.labels("created").inc()
     await matches.begin(b, match_id)
     notice = _encode(wire.Matched(match_id=match_id))
     await asyncio.gather(*(b.players.publish(pid, notice) for pid in player_ids))

@@ -103,3 +103,13 @@ def test_players_asking_at_once_on_two_replicas_meet_in_one_rematch(
         assert view["status"] == "countdown", "both seated: it started, once"
         assert sorted(s["player"]["id"] for s in view["seats"]) == sorted([alice.id, bob.id])
         assert call(b, "GET", f"/matches/{old['id']}")["rematch_id"] == made
+
+
+def test_match_changes_are_counted_in_the_metrics(clients: tuple[Api, Api]) -> None:
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    old = finished(a, a, [alice, bob])
+    assert rematch(a, old["id"], alice).status_code == 201
+    text = a.client.get("/metrics").text
+    for change in ("created", "joined", "countdown", "resigned", "rematch"):
+        assert f'ms_match_changes_total{{change="{change}"}}' in text, change
