@@ -146,7 +146,7 @@ def tags(union: Any) -> dict[str, str]:
 # ---- what the documents add to msgspec's schemas -----------------------------------------
 
 # Types of the wire (minesweeper.wire) that several fields share, by their names there.
-SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "MoveAction", "Mark", "HintKind",
+SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "EndedBy", "MoveAction", "Mark", "HintKind",
           "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind", "MatchMode",
           "OnMine", "MatchStatus", "SeatStatus", "MatchChange", "SeekStatus")
 

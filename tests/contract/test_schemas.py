@@ -200,10 +200,13 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
     ),
     ("get", "/matches/{match_id}"): (None, {"200": "MatchView"}, {"401", "404", "429", "503"}),
     ("post", "/matches/{match_id}/join"): (
-        None, {"200": "MatchView"}, {"401", "404", "409", "429", "503"}
+        None, {"200": "MatchView"}, {"401", "403", "404", "409", "429", "503"}
     ),
     ("post", "/matches/{match_id}/leave"): (
         None, {"200": "MatchView"}, {"401", "404", "409", "429", "503"}
+    ),
+    ("post", "/matches/{match_id}/rematch"): (
+        None, {"200": "CreatedMatch", "201": "CreatedMatch"}, {"401", "404", "409", "429", "503"}
     ),
     ("post", "/matches/{match_id}/start"): (
         None, {"200": "MatchView"}, {"401", "403", "404", "409", "429", "503"}
