@@ -159,9 +159,11 @@ export class Game extends Cells {
       cells[i] = code[k];
       changed[n++] = i;
     }
+    // A match's end ends a game still on; after a race seat's loss it only shows the
+    // mines the loss held back.
+    if (diff.move.action === "end" && !FINISHED.has(this.status)) this.endedByMatch = true;
     this.version = diff.version;
     this.status = diff.status;
-    if (diff.move.action === "end") this.endedByMatch = true;
     this.minesLeft = diff.mines_left;
     this.startedAt = parseTime(diff.started_at);
     this.endedAt = parseTime(diff.ended_at);

@@ -172,6 +172,8 @@ export class ReplayGame extends Cells {
         exploded: changes.some(([, , a]) => a === EXPLODED_CODE),
         // What the moved cell shows after the move (for a flag: the mark it now has).
         shows: own ? String.fromCharCode(own[2]) : null,
+        // A match's end after a race seat's loss shows the mines the loss held back.
+        afterLoss: move.action === "end" && this.replay.fatal != null,
       };
     });
   }

@@ -39,7 +39,9 @@ export function stepWords(step) {
   }
   if (action === "pause") return "paused the game";
   if (action === "resume") return "resumed the game";
-  // "end": the match ended with this board not cleared (time up, or the seat resigned).
+  // "end": the match ended with this board not cleared (time up, or the seat resigned),
+  // or, after a race seat's loss, showed the mines the other seats were still playing.
+  if (step.afterLoss) return "the match ended: the other mines show";
   return "the match ended before the board was cleared";
 }
 

@@ -201,8 +201,11 @@ async def _make_boards(
             on_mine=state.on_mine,
         )
         game, opened = engine.open_start(fresh, now)
-        # Every seat's clock starts at the same server instant.
-        return msgspec.structs.replace(game, started_at=starts), opened
+        # Every seat's clock starts at the same server instant; a race seat's loss
+        # keeps the layout the others play to itself until the end.
+        return msgspec.structs.replace(
+            game, started_at=starts, layout_shared=state.mode == "race"
+        ), opened
 
     game, opened = await run_in_threadpool(make)
     ends = starts + state.time_limit_s * 1000

@@ -227,17 +227,18 @@ _ENDED = _diffed(engine.end, "end")
 
 async def end(b: Backends, game_id: str, at: int) -> None:
     """End a match's game that its match's end left on (``engine.end``), its clock
-    stopped at ``at``, the match's end: the service's own change, taken by no token.
-    Whichever replica gets there first commits it; the others find the game over.
-    It takes no turn: the move that ended the match may hold this game's."""
+    stopped at ``at``, the match's end, or show the mines a race seat's loss held back:
+    the service's own change, taken by no token. Whichever replica gets there first
+    commits it; the others find nothing left to do. It takes no turn: the move that
+    ended the match may hold this game's."""
     record = await b.games.load(game_id)
     for _ in range(MAX_ATTEMPTS):
-        if record.game.finished:
-            return
         now = now_ms()
         outcome = _ENDED(record.game, at)
+        if outcome.game.version == record.game.version:
+            return  # over already, and nothing held back to show
         ending = None
-        if record.player_id is not None:
+        if record.player_id is not None and not record.game.finished:
             ending = await endings.prepare(b, game_id, record, outcome.game, now)
         newer = await _commit(b, game_id, record, outcome, None, [], ending, now)
         if newer is None:

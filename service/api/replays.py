@@ -22,6 +22,7 @@ class _Recorded(msgspec.Struct):
     """What a replay reads of a stored diff (diffs stored by older versions included)."""
 
     version: int
+    status: wire.Status
     move: wire.PlayedMove
     cells: list[engine.ChangedCell]
 
@@ -36,6 +37,18 @@ def board_before_loss(board: list[str], last: _Recorded) -> list[str]:
     for x, y, chars in last.cells:
         rows[y][x : x + len(chars)] = chars.translate(_BEFORE_LOSS)
     return ["".join(row) for row in rows]
+
+
+def _losing_move(diffs: list[_Recorded]) -> int | None:
+    """Where the move that lost the game is: the last reveal or chord, or the one
+    before the ``end`` that showed a race seat's mines; None when the match's end, not
+    a move, lost it."""
+    i = len(diffs) - 1
+    if i > 0 and diffs[i].move.action == "end":
+        i -= 1
+    if i >= 0 and diffs[i].move.action in ("reveal", "chord") and diffs[i].status == "lost":
+        return i
+    return None
 
 
 async def _public(b: Backends, record: Record) -> bool:
@@ -63,9 +76,12 @@ async def replay(request: Request) -> Response:
     mines = grid.unpack(game.layout, game.width, game.height)
     layout = ["".join("*" if m else "." for m in row) for row in mines.tolist()]
     fatal = None
-    if game.status == "lost" and diffs and diffs[-1].move.action in ("reveal", "chord"):
-        last = diffs[-1]  # not the end a match's time limit made
-        before = board_before_loss(game.board(), last)
+    losing = _losing_move(diffs) if game.status == "lost" else None
+    if losing is not None:
+        before = game.board()
+        for later in reversed(diffs[losing:]):  # the mines a match's end showed, then the loss
+            before = board_before_loss(before, later)
+        last = diffs[losing]
         x, y = last.move.x or 0, last.move.y or 0
         fatal = wire.Fatal(x=x, y=y, forced_guess=not solver.safe_cell_existed(before, game.mines))
     return MsgspecResponse(

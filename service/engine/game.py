@@ -86,6 +86,9 @@ class Game(msgspec.Struct, frozen=True, array_like=True):
     # The 3BV a shared board's start opened for the player (``open_start``): done, but
     # not by the player, so their efficiency and 3BV/s leave it out.
     bbbv_given: int = 0
+    # A race seat's board: the other seats play its layout until their match ends, so a
+    # loss shows only the exploded mine, and the match's end (``end``) the rest.
+    layout_shared: bool = False
 
     @property
     def finished(self) -> bool:

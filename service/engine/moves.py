@@ -143,6 +143,13 @@ def _end_view(cells: bytes, mines: grid.Bools, exploded: list[int], won: bool = 
     return view.tobytes()
 
 
+def _exploded(cells: bytes, exploded: list[int]) -> bytes:
+    view = bytearray(cells)
+    for i in exploded:
+        view[i] = EXPLODED
+    return bytes(view)
+
+
 def _open(
     game: Game, targets: list[int], now_ms: int, clicks: Clicks, started_at: int | None
 ) -> tuple[Game, list[ChangedCell]]:
@@ -194,7 +201,10 @@ def _open(
     if exploded or hidden_safe == 0:
         if mines is None:
             mines = grid.unpack(game.layout, w, game.height)
-        cells = _end_view(cells, mines, exploded)
+        if exploded and game.layout_shared:
+            cells = _exploded(cells, exploded)  # the rest shows when the match ends
+        else:
+            cells = _end_view(cells, mines, exploded)
         changes.update(status="lost" if exploded else "won", ended_at=now_ms)
         if not exploded:
             changes["flags"] = game.mines
@@ -325,10 +335,17 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCe
 def end(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     """End a game still on as lost, the board as it stands: what a match's end does to
     the games it leaves unfinished (a seat out of time, or resigned). The mines show,
-    as on any loss, and the clock stops at ``now_ms``; a game already over is left as
-    it is."""
+    as on any loss, and the clock stops at ``now_ms``. A game already over is left as
+    it is, but for a race seat's loss, whose mines show now (``layout_shared``)."""
     if game.finished:
-        return game, []
+        if game.status != "lost" or not game.layout_shared or not game.placed:
+            return game, []
+        mines = grid.unpack(game.layout, game.width, game.height)
+        cells = _end_view(game.cells, mines, [], won=False)
+        if cells == game.cells:
+            return game, []
+        shown = msgspec.structs.replace(game, version=game.version + 1, cells=cells)
+        return shown, grid.changed(game.cells, cells, game.width)
     paused_ms = game.paused_ms
     if game.paused_at is not None and game.started_at is not None:
         paused_ms += now_ms - game.paused_at

@@ -37,7 +37,7 @@ _FROM_TEXT = {ch: key for key, ch in _TO_TEXT.items()}
 _INT_FIELDS = ("version", "width", "height", "mines", "seed", "created_at", "flags",
                "hidden_safe", "bbbv", "paused_ms")
 _OPT_INT_FIELDS = ("started_at", "ended_at", "paused_at")
-_BOOL_FIELDS = ("no_guess", "question_marks")
+_BOOL_FIELDS = ("no_guess", "question_marks", "layout_shared")
 _CLICK_FIELDS = tuple(f"clicks.{name}" for name in Clicks.__struct_fields__)
 
 
@@ -152,6 +152,7 @@ def load(text: str) -> Game:
         on_mine=on_mine,  # type: ignore[arg-type]
         penalties=int(header.get("penalties", exploded if on_mine == "penalty" else 0)),
         bbbv_given=int(header.get("bbbv_given", 0)),
+        layout_shared=header.get("layout_shared", "0") == "1",
     )
 
 

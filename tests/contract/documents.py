@@ -146,9 +146,9 @@ def tags(union: Any) -> dict[str, str]:
 # ---- what the documents add to msgspec's schemas -----------------------------------------
 
 # Types of the wire (minesweeper.wire) that several fields share, by their names there.
-SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "EndedBy", "MoveAction", "Mark", "HintKind",
-          "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind", "MatchMode",
-          "OnMine", "MatchStatus", "SeatStatus", "MatchChange", "SeekStatus")
+SHARED = ("PresetName", "FirstClick", "Status", "Outcome", "EndedBy", "MoveAction", "Mark",
+          "HintKind", "ChangedCell", "PlayerName", "HeldReason", "RatingMode", "RecentKind",
+          "MatchMode", "OnMine", "MatchStatus", "SeatStatus", "MatchChange", "SeekStatus")
 
 def _given(name: str) -> Schema:
     """The field ``name`` is present and not null."""

@@ -182,7 +182,9 @@ def _checked_move(game: Game, step: Step) -> tuple[Game, list[ChangedCell]]:
         assert new.version == 0, "a board's start is no move"
         return new, diff
     elif step.action == "end":
-        moved = not game.finished  # a game still on ends, whether or not a cell shows it
+        # A game still on ends, whether or not a cell shows it; a race seat's loss
+        # shows the mines it held back.
+        moved = not game.finished or bool(diff)
     else:
         moved = bool(diff)
     assert new.version == game.version + moved, "the version moved without a change"

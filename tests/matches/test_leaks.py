@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -169,6 +170,54 @@ def test_a_seat_that_finishes_first_hands_nobody_its_board(
     assert httpx.get(f"{b.client.base_url}/games/{alice_game}/replay").status_code == 200
     recent = call(a, "GET", f"/players/{alice.id}")["recent"]
     assert [(r["id"], r["kind"]) for r in recent] == [(match["id"], "match")]
+
+
+def test_a_seat_that_hits_a_mine_sees_that_mine_only_until_the_match_ends(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Under ``on_mine: "lose"`` a loss would show the seat the whole layout, and the
+    other seats play it: a second account could lose at once and hand its player every
+    mine. The loss shows the mine hit; the match's end shows the rest, once."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, on_mine="lose")
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    view = call(a, "GET", f"/matches/{match['id']}", alice)
+    alice_game = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
+    wait_until_started(a, view)
+    mines = mines_of(store, alice_game)
+    board = a.view(alice_game)["board"]
+    wrong = next((x, y) for x, y in hidden_cells(board) if (x, y) not in mines)
+    hit = min(mines)
+    seat = Seat(a, alice, alice_game)
+    seat.move("flag", *wrong)
+    lost = seat.move("reveal", *hit)
+    assert lost["status"] == "lost" and lost["cells"] == [[hit[0], hit[1], "X"]], lost
+    for reader in (a, b):
+        seen = reader.view(alice_game)
+        assert seen["status"] == "lost" and seen["ended_by"] == "move"
+        text = "".join(seen["board"])
+        assert text.count("X") == 1 and "*" not in text and "!" not in text
+        assert seen["board"][wrong[1]][wrong[0]] == "F"
+        plain = reader.client.get(f"/games/{alice_game}", headers={"Accept": "text/plain"})
+        assert "*" not in plain.text and "!" not in plain.text
+    ended_at = a.view(alice_game)["ended_at"]
+
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    wait_for_match(a, match["id"], "finished")
+    deadline = time.monotonic() + 30
+    while "*" not in "".join(shown := a.view(alice_game)["board"]):
+        assert time.monotonic() < deadline, "the match's end never showed the mines"
+        time.sleep(0.05)
+    assert {(x, y) for y, row in enumerate(shown) for x, c in enumerate(row) if c in "*X"} == mines
+    assert shown[wrong[1]][wrong[0]] == "!"
+    final = a.view(alice_game)
+    assert final["ended_at"] == ended_at and final["ended_by"] == "move"
+    replay = a.client.get(f"/games/{alice_game}/replay").json()
+    assert [m["action"] for m in replay["moves"]][-2:] == ["reveal", "end"]
+    assert (replay["fatal"]["x"], replay["fatal"]["y"]) == hit
+    stats = a.player(alice)["stats"]["beginner"]["no_guess"]
+    assert (stats["played"], stats["won"]) == (1, 0)
 
 
 def test_a_resigned_seat_and_an_ended_match_take_no_moves(

@@ -53,6 +53,14 @@ describe("Game", () => {
     assert.equal(new Game(view({ version: 3, status: "playing", board: ["1#X", "###", "###"] })).endedByMatch, false);
   });
 
+  it("tells a race seat's loss, whose mines the match's end shows, from a game the end stopped", () => {
+    const g = new Game(view({ version: 1, status: "playing", board: ["1##", "###", "###"] }));
+    g.apply(diff(2, [[2, 2, "X"]], { status: "lost" }));
+    g.apply(diff(3, [[2, 0, "*"]], { status: "lost", action: "end", x: null, y: null }));
+    assert.equal(g.endedByMatch, false);
+    assert.deepEqual(rows(g), ["1#*", "###", "##X"]);
+  });
+
   it("ignores cells off the board rather than writing past it", () => {
     const g = new Game(view());
     assert.deepEqual([...g.apply(diff(1, [[3, 0, "1"], [0, 3, "1"], [1, 1, "3"]]))], [4]);

@@ -119,4 +119,18 @@ describe("stepWords", () => {
       "the match ended before the board was cleared",
     ]);
   });
+
+  it("says a match's end after a race seat's loss showed the other mines", () => {
+    const g = new ReplayGame(replay({
+      moves: [
+        ...replay().moves.slice(0, 4),
+        { version: 5, action: "reveal", x: 2, y: 2, at: stamp(13_000), cells: [[2, 2, "X"]] },
+        { version: 6, action: "end", x: null, y: null, at: stamp(20_000), cells: [[2, 0, "*"]] },
+      ],
+    }));
+    assert.deepEqual(g.steps.slice(4).map(stepWords), [
+      "opened row 3, column 3: a mine",
+      "the match ended: the other mines show",
+    ]);
+  });
 });
