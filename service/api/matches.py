@@ -20,7 +20,6 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 import msgspec
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
@@ -174,13 +173,19 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
     """Start the match: make every seat's board and count down. ``by`` is the player
     who asked (the creator); None when the match filled up or was paired."""
 
+    # The boards are made once per line-up of players, however often the commit is
+    # retried: a retry after a lost race would otherwise build them again.
+    made: dict[tuple[str, ...], tuple[list[str], engine.Game, int]] = {}
+
     async def step(state: MatchState, now: int) -> Changed | None:
         if by is not None:
             match_rules.can_start(state, by)
         elif state.status != "waiting" or len(state.seats) < 2:
             return None
-        starts = now + match_rules.COUNTDOWN_MS
-        game_ids, board = await _make_boards(b, state, now, starts)
+        line_up = tuple(s.player_id for s in state.seats)
+        if line_up not in made:
+            made[line_up] = await _make_boards(b, state, now)
+        game_ids, board, starts = made[line_up]
         together = ratings.rated_together([s.bot for s in state.seats])
         return match_rules.begin(state, game_ids, board, starts, rated=state.rated and together)
 
@@ -189,10 +194,12 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
 
 
 async def _make_boards(
-    b: Backends, state: MatchState, now: int, starts: int
-) -> tuple[list[str], engine.Game]:
+    b: Backends, state: MatchState, now: int
+) -> tuple[list[str], engine.Game, int]:
     """The boards of a starting match: one seed and its start cell opened for every seat
-    (a race's copies, each its player's), or the one co-op game every seat may move on."""
+    (a race's copies, each its player's), or the one co-op game every seat may move on;
+    and the instant play starts, a countdown after they are made (a big no-guess board
+    takes a while to build, and that is no player's time)."""
     settings = engine.Settings(state.width, state.height, state.mines, state.preset)
 
     def make() -> tuple[engine.Game, list[engine.ChangedCell]]:
@@ -201,14 +208,15 @@ async def _make_boards(
             on_mine=state.on_mine,
         )
         game, opened = engine.open_start(fresh, now)
-        # Every seat's clock starts at the same server instant; a race seat's loss
-        # keeps the layout the others play to itself until the end.
-        return msgspec.structs.replace(
-            game, started_at=starts, layout_shared=state.mode == "race"
-        ), opened
+        # A race seat's loss keeps the layout the others play to itself until the end.
+        return msgspec.structs.replace(game, layout_shared=state.mode == "race"), opened
 
-    game, opened = await run_in_threadpool(make)
+    heavy = moves.slow(state.width * state.height, building=state.no_guess)
+    game, opened = await moves.off_loop(b, make, heavy=heavy)
+    starts = now_ms() + match_rules.COUNTDOWN_MS
     ends = starts + state.time_limit_s * 1000
+    # Every seat's clock starts at the same server instant.
+    game = msgspec.structs.replace(game, started_at=starts)
     credentials = await asyncio.gather(*(b.players.credentials(s.player_id) for s in state.seats))
     owners = []
     for seat, found in zip(state.seats, credentials, strict=True):
@@ -222,7 +230,7 @@ async def _make_boards(
         coop = tuple((o.player_id, o.token_hash) for o in owners)
         link = MatchLink(state.id, -1, starts, ends, coop)
         await b.games.create(game_id, game, nobody, None, opened=opened, match=link)
-        return [game_id], game
+        return [game_id], game, starts
     game_ids = [secrets.token_hex(16) for _ in owners]
     await asyncio.gather(*(
         b.games.create(
@@ -230,7 +238,7 @@ async def _make_boards(
         )
         for i, (gid, owner) in enumerate(zip(game_ids, owners, strict=True))
     ))
-    return game_ids, game
+    return game_ids, game, starts
 
 
 # ---- the endpoints -------------------------------------------------------------------------

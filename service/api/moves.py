@@ -280,7 +280,7 @@ async def _apply(
             412, "version_conflict",
             f"the game is at version {record.game.version}, not {if_match}",
         )
-    outcome = await _off_loop(b, step, record.game, now, heavy=heavy(record.game))
+    outcome = await off_loop(b, step, record.game, now, heavy=heavy(record.game))
     if record.coop and mover is not None:
         outcome = _attributed(outcome, mover)
     if outcome.game == record.game:
@@ -363,10 +363,16 @@ def _first_answer(stored: bytes, fingerprint: bytes) -> bytes:
 
 def heavy(game: engine.Game) -> bool:
     """Whether a change may take long: a big board, or a no-guess board still to be built."""
-    return game.width * game.height > HEAVY_CELLS or (game.no_guess and not game.placed)
+    return slow(game.width * game.height, building=game.no_guess and not game.placed)
 
 
-async def _off_loop(b: Backends, fn: Callable[..., T], *args: Any, heavy: bool) -> T:
+def slow(cells: int, *, building: bool) -> bool:
+    """Whether work on a board of ``cells`` may take long: a big board, or the build of
+    a no-guess one."""
+    return cells > HEAVY_CELLS or building
+
+
+async def off_loop(b: Backends, fn: Callable[..., T], *args: Any, heavy: bool) -> T:
     """Run ``fn`` in a worker thread when it may be slow, so other games keep moving;
     a quick change stays on the loop, where a thread hop would cost more than it.
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import redis
 
+from service import wire
 from service.store import keys
 from tests.matches.conftest import (
     Seat,
@@ -164,3 +165,16 @@ def test_eight_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.
 def _safe_hidden(seat: Seat, mines: set[tuple[int, int]]) -> set[tuple[int, int]]:
     board = seat.api.view(seat.game_id)["board"]
     return {(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"} - mines
+
+
+def test_the_countdown_starts_once_the_boards_are_made(clients: tuple[Api, Api]) -> None:
+    """A big no-guess board takes seconds to build: that time is nobody's countdown.
+    The answer that started the match comes after the boards exist, so its server time
+    is at most a moment before the countdown's full 3 s."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, preset=None, width=300, height=300, mines=18_000)
+    view = call(b, "POST", f"/matches/{match['id']}/join", bob)
+    assert view["status"] == "countdown", view["status"]
+    left = wire.milliseconds(view["starts_at"]) - wire.milliseconds(view["server_time"])
+    assert 2500 <= left <= 3000, left
