@@ -269,12 +269,12 @@ async def _apply(
 ) -> tuple[bytes | None, Outcome | None]:
     """The change to ``record``: an answer with nothing to store, or an outcome to commit."""
     mover = authorise(record, token_hash)
+    if record.idempotent is not None:  # a retry: its first answer, whatever time it is
+        return _first_answer(record.idempotent, fingerprint), None
     if record.window is not None:
         if kind not in _CELL_MOVES:
             raise ApiError(403, "forbidden", f"a match's game takes no {kind}")
         matches.check_window(record, now)
-    if record.idempotent is not None:
-        return _first_answer(record.idempotent, fingerprint), None
     if if_match is not None and record.game.version != if_match:
         raise ApiError(
             412, "version_conflict",

@@ -178,3 +178,33 @@ def test_the_end_ends_the_games_it_left_on(
     ends = [e for e in store.xrange(keys.events(games[alice.id]))
             if msgspec.json.decode(e[1][b"d"])["move"]["action"] == "end"]
     assert len(ends) == 1
+
+
+def test_a_move_retried_after_the_time_limit_gets_its_first_answer(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """An answer lost on the way back, retried with its Idempotency-Key once the match's
+    time is up, is the first answer: the move was made in time."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, time_limit_s=5)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    view = call(a, "GET", f"/matches/{match['id']}", alice)
+    game_id = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
+    wait_until_started(a, view)
+    mines = mines_of(store, game_id)
+    board = a.view(game_id)["board"]
+    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                if c == "#" and (x, y) not in mines)
+    headers = {**alice.auth, "Idempotency-Key": "last-move"}
+    first = a.client.post(f"/games/{game_id}/reveal", json={"x": safe[0], "y": safe[1]},
+                          headers=headers)
+    assert first.status_code == 200, first.text
+    wait_for_match(b, match["id"], "finished", timeout=60)
+    again = b.client.post(f"/games/{game_id}/reveal", json={"x": safe[0], "y": safe[1]},
+                          headers=headers)
+    assert again.status_code == 200, again.text
+    assert again.content == first.content
+    late = b.client.post(f"/games/{game_id}/reveal", json={"x": safe[0], "y": safe[1]},
+                         headers={**alice.auth, "Idempotency-Key": "too-late"})
+    assert late.status_code == 409 and late.json()["code"] == "game_over", late.text
