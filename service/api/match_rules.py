@@ -172,13 +172,16 @@ def finish_if_done(changed: Changed, now: int) -> Changed:
 
 
 def end(state: MatchState, now: int, *, bump: bool = True) -> Changed:
-    """The match is over: seats still playing ran out of time (lost); the places."""
+    """The match is over: seats still playing ran out of time (lost); the places. A
+    match over before its start (every seat left in the countdown) rates nobody."""
     seats = tuple(
         _replace(s, status="lost") if s.status == "playing" else s for s in state.seats
     )
     ranked = places(seats, coop=state.mode == "coop")
     seats = tuple(_replace(s, place=p) for s, p in zip(seats, ranked, strict=True))
-    fields = {"status": "finished", "ended_at": now, "seats": seats}
+    fields: dict[str, object] = {"status": "finished", "ended_at": now, "seats": seats}
+    if state.starts_at is not None and now < state.starts_at:
+        fields["rated"] = False  # over before it started (every seat left): nobody played
     if bump:
         return Changed(
             _replace(state, version=state.version + 1, **fields), "ended", None

@@ -352,8 +352,11 @@ def end(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     cells = game.cells
     if game.placed:
         cells = _end_view(cells, grid.unpack(game.layout, game.width, game.height), [], won=False)
+    # A game its match ended before the start (every seat left in the countdown) ends
+    # as it starts, not before.
+    ended = now_ms if game.started_at is None else max(now_ms, game.started_at)
     new = msgspec.structs.replace(
-        game, version=game.version + 1, cells=cells, status="lost", ended_at=now_ms,
+        game, version=game.version + 1, cells=cells, status="lost", ended_at=ended,
         paused_at=None, paused_ms=paused_ms,
     )
     return new, grid.changed(game.cells, cells, game.width)

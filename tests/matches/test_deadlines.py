@@ -208,3 +208,31 @@ def test_a_move_retried_after_the_time_limit_gets_its_first_answer(
     late = b.client.post(f"/games/{game_id}/reveal", json={"x": safe[0], "y": safe[1]},
                          headers={**alice.auth, "Idempotency-Key": "too-late"})
     assert late.status_code == 409 and late.json()["code"] == "game_over", late.text
+
+
+def test_a_rated_race_every_seat_leaves_in_the_countdown_rates_nobody(
+    clients: tuple[Api, Api],
+) -> None:
+    """Nobody played: the match is over before it started, rated for nobody, and its
+    games end as they would have started, not before."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, rated=True)
+    started = call(b, "POST", f"/matches/{match['id']}/join", bob)
+    assert started["status"] == "countdown" and started["rated"]
+    games = {}
+    for api, p in ((a, alice), (b, bob)):
+        view = call(api, "GET", f"/matches/{match['id']}", p)
+        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+    call(a, "POST", f"/matches/{match['id']}/leave", alice)
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    end = wait_for_match(a, match["id"], "finished")
+    assert end["rated"] is False
+    assert all(s["rating_after"] is None for s in end["seats"])
+    for p in (alice, bob):
+        assert "race" not in a.player(p)["ratings"], "a rating from a match nobody played"
+        deadline = time.monotonic() + 30
+        while (game := b.view(games[p.id]))["status"] != "lost":
+            assert time.monotonic() < deadline, "the end left the game on"
+            time.sleep(0.05)
+        assert game["ended_at"] >= game["started_at"] and game["elapsed_ms"] == 0
