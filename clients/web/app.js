@@ -112,8 +112,10 @@ const custom = new CustomDialog($("custom-dialog"), {
 });
 const viewer = new ReplayViewer($("replay"), { api, onClose: closeReplay });
 const matches = new MatchApi(api, () => me.token());
-const room = new Room({ matches, me, screen, clock, notices, onReplay: (id) => openReplay(id) });
-new PlayOnline({ matches, notices, openMatch: (id) => { location.hash = `#/match/${id}`; } });
+// A match's page opened from another (a rematch) gets an address of its own, as from a link.
+const openMatch = (id) => { location.hash = `#/match/${id}`; };
+const room = new Room({ matches, me, screen, clock, notices, onReplay: (id) => openReplay(id), onMatch: openMatch });
+new PlayOnline({ matches, notices, openMatch });
 const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
 // What the page shows: "game" (play or watch), "replay" or "profile".

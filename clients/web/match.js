@@ -32,6 +32,66 @@ export function canJoin(view, playerId) {
   return view.status === "waiting" && seatOf(view, playerId) < 0;
 }
 
+/**
+ * What a finished match offers this browser after its result: "ask" (a seated player, and
+ * nobody has asked for a rematch yet), "join" (somebody has: take a seat in it), "go" (the
+ * player is seated in it already: `rematch` is its view, when the page has it), "watch"
+ * (no seat here, or the rematch went on without this player: `shut`), or null (nothing:
+ * the match is not over, or nobody plays it again). `id` is the rematch's, once there is one.
+ */
+export function rematchOffer(view, playerId, { rematch = null, shut = false } = {}) {
+  if (!view || view.status !== "finished") return { action: null, id: null };
+  const id = view.rematch_id || null;
+  const seated = seatOf(view, playerId) >= 0;
+  if (!id) return { action: seated ? "ask" : null, id };
+  if (!seated || shut) return { action: "watch", id };
+  if (rematch && rematch.id === id && seatOf(rematch, playerId) >= 0) return { action: "go", id };
+  return { action: "join", id };
+}
+
+/**
+ * Who asked for the rematch: the update's `seat` (an index into the finished match's seats)
+ * when the page heard it; otherwise the rematch's first seat, which the first to ask took.
+ * Answers { name, you } or null when neither is known.
+ */
+export function rematchAsker(view, playerId, { seat = null, rematch = null } = {}) {
+  const s = (seat != null && view?.seats[seat]) || (rematch && rematch.id === view?.rematch_id && rematch.seats[0]) || null;
+  return s ? { name: s.player.name, you: s.player.id === playerId } : null;
+}
+
+/** The words for who asked: "ada wants a rematch." */
+export function rematchNote(asker) {
+  if (!asker) return "A rematch has been asked for.";
+  return asker.you ? "You asked for a rematch." : `${asker.name} wants a rematch.`;
+}
+
+/** What the page says when the service refuses a rematch (asked for or joined). */
+export function rematchRefusal(err) {
+  switch (err?.code) {
+    case "match_started":
+      return "The rematch has started without you; you can watch it.";
+    case "match_full":
+      return "Every seat of the rematch is taken; you can watch it.";
+    case "forbidden":
+      return "Only the players of this match may play its rematch.";
+    case "not_seated":
+      return "Only the players of this match may ask for a rematch.";
+    case "game_in_progress":
+      return "The match is not over yet: a rematch can be asked for once it is.";
+    case "not_found":
+      return "The match is gone (matches are kept for a while after they end).";
+    case "network":
+      return "Could not ask for a rematch: the server cannot be reached.";
+    default:
+      return `Could not ask for a rematch: ${err?.message || "unknown error"}`;
+  }
+}
+
+/** Whether a refusal means the rematch went on without the player: it can be watched. */
+export function rematchShut(err) {
+  return err?.code === "match_started" || err?.code === "match_full";
+}
+
 /** A rating as shown: rounded, or "new" for a player without one yet ("unrated" is what
  * a match that changes no rating is called). */
 export function ratingText(rating) {

@@ -35,6 +35,12 @@ export class MatchApi {
     return this.send("POST", `matches/${path(id)}/start`);
   }
 
+  /** The same match again, once `id` is over: made now (this player in seat 0) or, when
+   * another player asked first, with this player seated in it. Answers its view. */
+  async rematch(id) {
+    return (await this.send("POST", `matches/${path(id)}/rematch`)).match;
+  }
+
   /** Quick pairing: `{ mode: "race", preset, no_guess }`. Answers `{ id, status }`. */
   async seek(settings) {
     return (await this.send("POST", "seeks", settings)).seek;

@@ -2,19 +2,23 @@
 // link, Join, Start for the creator, Leave), the countdown to starts_at on the server's
 // clock, then the race strip over the board (every seat's name, rating and progress, the
 // penalties as they happen) and, at the end, the result table with places, times,
-// penalties, rating changes and every seat's replay. The board itself is the page's game
-// screen, playing this browser's seat's game with the player token (co-op: the shared
-// game, with the teammates' cursors from coop.js). What the page shows is `body[data-match]`.
+// penalties, rating changes and every seat's replay; under it "Rematch" for its players
+// (the same match again: the first to ask makes it, the others are asked to join it) and
+// "Watch the rematch" for everybody else. The board itself is the page's game screen,
+// playing this browser's seat's game with the player token (co-op: the shared game, with
+// the teammates' cursors from coop.js). What the page shows is `body[data-match]`.
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, MatchFeed, matchUrl, newPenalties, PENALTY_S, resultRows, seatOf, seatRows, secondsLeft, stage,
+  canJoin, canStart, MatchFeed, matchUrl, newPenalties, PENALTY_S, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
+  rematchShut, resultRows, seatOf, seatRows, secondsLeft, stage,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
 import { tokens } from "./storage.js";
 
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
 const SEAT_STATUS = { waiting: "", playing: "", won: "Cleared", lost: "Lost", resigned: "Resigned" };
+const REMATCH_BUTTON = { ask: "Rematch", join: "Join the rematch", go: "Go to the rematch" };
 
 function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
@@ -35,12 +39,22 @@ export function settingsText(view) {
 export class Room {
   /**
    * `matches`: a MatchApi; `me`: this browser's player (player.js); `screen`: the game
-   * screen; `clock`: the server's clock; `onReplay(gameId)`: open a replay.
+   * screen; `clock`: the server's clock; `onReplay(gameId)`: open a replay;
+   * `onMatch(matchId)`: go to another match's page (its address, as an invite link would).
    */
-  constructor({ matches, me, screen, clock, notices, onReplay }) {
-    Object.assign(this, { matches, me, screen, clock, notices, onReplay });
+  constructor({ matches, me, screen, clock, notices, onReplay, onMatch }) {
+    Object.assign(this, { matches, me, screen, clock, notices, onReplay, onMatch });
     this.id = null;
     this.view = null;
+    // The rematch of a finished match: the seat that asked (from its update) and its view
+    // (fetched once it is named); a refusal in words, and whether it shut this player out.
+    this.rematchState = null;
+    this.problem = "";
+    this.shut = false;
+    // The next match's view, as the rematch endpoint answered it, shown at once when its
+    // page opens; and the match whose page takes the focus when it shows.
+    this.handoff = null;
+    this.landing = null;
     this.feed = null;
     this.gameShown = null;
     this.ticker = 0;
@@ -73,7 +87,7 @@ export class Room {
     s.setAttribute("aria-labelledby", "match-title");
     this.title = el("h2", { id: "match-title", className: "match-title" });
     this.settings = el("p", { className: "match-settings", id: "match-settings" });
-    this.status = el("p", { className: "match-status", id: "match-status", role: "status" });
+    this.status = el("p", { className: "match-status", id: "match-status", role: "status", tabIndex: -1 });
     this.status.setAttribute("aria-live", "polite");
     this.countdown = el("p", { className: "match-countdown", id: "match-countdown", hidden: true });
     this.countdown.setAttribute("aria-hidden", "true"); // the status says it once, not every second
@@ -89,7 +103,16 @@ export class Room {
     this.seats = el("ol", { className: "match-seats", id: "match-seats" });
     this.seats.setAttribute("aria-label", "Players");
     this.results = el("div", { className: "match-results", id: "match-results", hidden: true });
-    s.append(this.title, this.settings, this.status, this.countdown, this.share, this.actions, this.seats, this.results);
+    // Under the result: the same match again. The button stays focusable while it asks
+    // (aria-disabled), so a refusal is read where the player is.
+    this.rematchButton = this.action("match-rematch", "Rematch", () => this.rematch(), "primary");
+    this.watchRematch = el("a", { id: "match-rematch-watch", textContent: "Watch the rematch", hidden: true });
+    this.watchRematch.addEventListener("click", (e) => {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      this.landing = this.view?.rematch_id ?? null;
+    });
+    this.rematchBox = el("div", { className: "match-rematch", id: "match-rematch-box", hidden: true }, this.rematchButton, this.watchRematch);
+    s.append(this.title, this.settings, this.status, this.countdown, this.share, this.actions, this.seats, this.results, this.rematchBox);
     const game = document.getElementById("game");
     game.parentElement.insertBefore(s, game);
   }
@@ -106,6 +129,7 @@ export class Room {
     if (this.id === id) return;
     this.close();
     this.id = id;
+    if (this.landing !== id) this.landing = this.handoff = null; // reached some other way
     this.section.hidden = false;
     document.body.dataset.match = "loading";
     this.title.textContent = "Match";
@@ -120,6 +144,9 @@ export class Room {
       onCursor: (c) => this.cursors.show(c),
     });
     this.feed.start();
+    const handed = this.handoff?.id === id ? this.handoff : null;
+    this.handoff = null;
+    if (handed) return this.take(handed, { before: null });
     try {
       const view = await this.matches.get(id);
       if (this.id === id && !this.view) this.take(view, { before: null });
@@ -127,6 +154,20 @@ export class Room {
       if (this.id !== id) return;
       this.status.textContent = err.status === 404 ? "There is no such match (matches are kept for a while after they end)." : `Could not load the match: ${err.message}`;
     }
+  }
+
+  /** Go to match `id`'s page, its status (or its Start button) taking the focus there. */
+  goTo(id, view = null) {
+    this.handoff = view;
+    this.landing = id;
+    this.onMatch(id);
+  }
+
+  /** The match's page has shown: the focus goes where the next step is. */
+  land() {
+    this.landing = null;
+    const start = this.startButton;
+    (!start.hidden && !start.disabled ? start : this.status).focus();
   }
 
   /** The network came back, or the page is shown again: the feed catches up now. */
@@ -141,7 +182,9 @@ export class Room {
     this.cursors.stop();
     clearInterval(this.ticker);
     this.ticker = 0;
-    this.id = this.view = this.gameShown = null;
+    this.id = this.view = this.gameShown = this.rematchState = null;
+    this.problem = "";
+    this.shut = false;
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
@@ -149,11 +192,12 @@ export class Room {
 
   // ---- what arrives --------------------------------------------------------------------------
 
-  take(view, { before }) {
+  take(view, { before, change = null, seat = null }) {
     if (view.id !== this.id) return;
     if (this.view && view.version < this.view.version) return;
     this.clock.sampleText(view.server_time);
     this.view = view;
+    if (view.rematch_id) this.followRematch(view.rematch_id, change === "rematch" ? seat : null);
     for (const p of newPenalties(before, view, this.me.id)) {
       const cost = `+${p.count * PENALTY_S} s`;
       this.notices.toast(p.you ? `You opened a mine: ${cost}.` : `${p.name} opened a mine: ${cost}.`, { kind: p.you ? "error" : "info" });
@@ -163,6 +207,51 @@ export class Room {
     }
     this.showBoard();
     this.render();
+    if (this.landing === view.id) this.land();
+  }
+
+  /** The finished match names its rematch: who asked, and whether this player sits in it. */
+  async followRematch(rematchId, seat) {
+    let r = this.rematchState;
+    if (!r || r.id !== rematchId) r = this.rematchState = { id: rematchId, seat: null, view: null, asked: false, known: false };
+    if (seat != null) r.seat = seat;
+    if (r.asked) return;
+    r.asked = true;
+    try {
+      const view = await this.matches.get(rematchId);
+      if (this.rematchState === r) r.view = view;
+    } catch {
+      // Who asked is not known then: the page says a rematch was asked for.
+    }
+    if (this.rematchState !== r) return;
+    r.known = true;
+    if (this.view) this.render();
+  }
+
+  /** "Rematch" or "Join the rematch": ask the service, then go to the rematch's page. */
+  async rematch() {
+    if (this.busy || !this.view) return;
+    const id = this.id;
+    const offer = rematchOffer(this.view, this.me.id, { rematch: this.rematchState?.view });
+    if (offer.action === "go") return this.goTo(offer.id);
+    this.busy = true;
+    this.problem = "";
+    this.render();
+    let refused = false;
+    try {
+      const next = await this.matches.rematch(id);
+      if (this.id === id) this.goTo(next.id, next);
+    } catch (err) {
+      if (this.id !== id) return;
+      refused = true;
+      this.problem = rematchRefusal(err);
+      this.shut = rematchShut(err);
+    } finally {
+      this.busy = false;
+      if (this.id === id) this.render();
+    }
+    // Refused for good: the link to watch it stands where the button was.
+    if (refused && this.rematchButton.hidden && !this.watchRematch.hidden) this.watchRematch.focus();
   }
 
   /** Put this browser's seat's game (co-op: the shared one) on the board, once it exists. */
@@ -243,6 +332,7 @@ export class Room {
     this.joinButton.disabled = this.leaveButton.disabled = this.busy;
     this.renderSeats(shown);
     this.renderResults();
+    this.renderRematch();
     this.tick(shown);
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();
@@ -265,7 +355,7 @@ export class Room {
       if (!seated) text = v.mode === "coop" ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
       else text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
     } else {
-      text = "The match is over.";
+      text = `The match is over.${this.rematchText()}`;
     }
     if (this.status.textContent !== text && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
       this.status.textContent = text;
@@ -337,6 +427,27 @@ export class Room {
     this.results.replaceChildren(table);
   }
 
+  /** After "The match is over.": a refusal, or who asked for the rematch (once known). */
+  rematchText() {
+    if (this.problem) return ` ${this.problem}`;
+    const r = this.rematchState;
+    if (!r || r.id !== this.view.rematch_id) return "";
+    const asker = rematchAsker(this.view, this.me.id, { seat: r.seat, rematch: r.view });
+    if (!asker && !r.known) return ""; // its view is on the way: the name comes with it
+    return ` ${rematchNote(asker)}`;
+  }
+
+  renderRematch() {
+    const r = this.rematchState;
+    const offer = rematchOffer(this.view, this.me.id, { rematch: r?.view, shut: this.shut });
+    this.rematchBox.hidden = !offer.action;
+    this.rematchButton.hidden = !REMATCH_BUTTON[offer.action];
+    if (REMATCH_BUTTON[offer.action]) this.rematchButton.textContent = REMATCH_BUTTON[offer.action];
+    this.rematchButton.setAttribute("aria-disabled", String(this.busy));
+    this.watchRematch.hidden = offer.action !== "watch";
+    if (offer.id) this.watchRematch.href = `#/match/${offer.id}`;
+  }
+
   /** The countdown on screen, redrawn until it reaches zero on the server's clock. */
   tick(shown) {
     const v = this.view;
@@ -366,6 +477,8 @@ export function refusal(what, err) {
       return "The match has started without you; you can watch it.";
     case "already_seated":
       return "You have a seat already.";
+    case "forbidden":
+      return "This room is a rematch: only the players of the match before it may sit down.";
     default:
       return `Could not ${what === "join" ? "take a seat" : what}: ${err.message}`;
   }

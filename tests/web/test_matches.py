@@ -1,13 +1,16 @@
 """Matches in the browser: a private race between two pages to the end (room, share link,
 countdown, progress, result table, replays), a co-op game whose moves and cursors reach
 the teammate, quick pairing on a phone with the keyboard, and a waiting page told of its
-pairing on the player's socket."""
+pairing on the player's socket; and a rematch: asked for from the result, joined by the
+other player, watched by a page without a seat, refused in words when it went on without
+a player."""
 
 from __future__ import annotations
 
 import contextlib
 import re
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,6 +24,7 @@ from tests.web.support import ARTIFACTS, LAPTOP, PHONE, Box, require_chromium
 require_chromium()
 
 from playwright.sync_api import Browser, BrowserContext, Locator, Route, expect  # noqa: E402
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
 
@@ -497,3 +501,226 @@ def test_a_race_on_a_laptop_keeps_the_seats_in_view_with_the_board(
                 assert cell and inside(cell, window), (x, y, cell)
                 assert cell["width"] >= 22, cell
             assert m.page.evaluate("document.documentElement.scrollWidth") <= window["width"]
+
+
+# ---- rematches ---------------------------------------------------------------------------
+
+
+def window_of(m: Minesweeper) -> Box:
+    size = m.page.viewport_size
+    assert size
+    return {"x": 0, "y": 0, **size}
+
+
+def in_window(m: Minesweeper, locator: Locator, timeout: float = 5.0) -> None:
+    """Shown, and its whole box inside the window (not just touching it). Asked again
+    while the page redraws it (the room draws its seats anew as the countdown ticks)."""
+    expect(locator).to_be_visible()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            box = locator.bounding_box(timeout=1_000)
+        except PlaywrightError:
+            box = None  # drawn anew between finding it and measuring it
+        if (box and inside(box, window_of(m))) or time.monotonic() > deadline:
+            break
+        m.page.wait_for_timeout(100)
+    assert box and inside(box, window_of(m)), (locator, box, window_of(m))
+
+
+def resign_all(pages: list[Minesweeper]) -> None:
+    """Every seat resigns from the page: the race is over, its result on every page."""
+    for m in pages:
+        resign = m.page.get_by_role("button", name="Resign")
+        in_view(resign)
+        resign.click()
+    for m in pages:
+        expect(m.page.get_by_role("table", name="Result")).to_be_visible()
+
+
+def match_id(m: Minesweeper) -> str:
+    found = MATCH_URL.search(m.page.url)
+    assert found, m.page.url
+    return found.group(1)
+
+
+def expect_rematch_rooms(pages: list[Minesweeper], new: str, names: list[str]) -> None:
+    """Every page is the rematch's, counting down (3 s: looked at first, on every page),
+    with every player seated."""
+    for m in pages:
+        expect(m.page).to_have_url(re.compile(f"#/match/{new}$"))
+        in_view(m.page.locator("#match-countdown"))
+    for m in pages:
+        seats = m.page.locator("#match-seats li")
+        expect(seats).to_have_count(len(names))
+        for name in names:
+            in_view(seats.filter(has_text=name))
+
+
+def test_two_players_play_their_race_again(
+    browser: Browser, context: BrowserContext, new_ms: NewPage
+) -> None:
+    """Both resign a race in laptop windows. One asks for a rematch with the keyboard and is
+    taken to its room; the other is told who asked and joins it; a page without a seat is
+    offered to watch it. The rematch counts down with both, and a reload stays in it."""
+    with two_players(browser, new_ms, LAPTOP) as pages:
+        one, two = pages
+        old = create_room(one, "race")
+        join_by_link(one, two)
+        names = [m.page.locator("#player-label").inner_text() for m in pages]
+        watcher = new_ms(context)
+        watcher.page.goto(f"{watcher.base_url}/#/match/{old}")
+        expect(watcher.page.locator("#match-seats li")).to_have_count(2)
+        resign_all(pages)
+        expect(watcher.page.get_by_role("table", name="Result")).to_be_visible()
+
+        # The players are offered the same race again, under its result; a page without a
+        # seat is offered nothing until somebody asks.
+        for m in pages:
+            in_window(m, m.page.get_by_role("button", name="Rematch", exact=True))
+        expect(watcher.page.locator("#match-rematch-box")).to_be_hidden()
+
+        ask = one.page.get_by_role("button", name="Rematch", exact=True)
+        ask.focus()
+        one.page.keyboard.press("Enter")
+        expect(one.page).not_to_have_url(re.compile(f"#/match/{old}$"))
+        expect(one.page).to_have_url(MATCH_URL)
+        new = match_id(one)
+        # The rematch's room, one seated in the creator's seat; the focus on its status
+        # (Start waits for the other player).
+        expect(one.page.locator("#match-seats li")).to_have_count(1)
+        in_window(one, one.page.locator("#match-seats li", has_text=f"{names[0]} (you)"))
+        expect(one.page.locator("#match-status")).to_be_focused()
+        in_window(one, one.page.locator("#match-status"))
+        expect(one.page.get_by_role("button", name="Start")).to_be_disabled()
+
+        # The other player hears of it on the finished match's page, and who asked.
+        join = two.page.get_by_role("button", name="Join the rematch")
+        in_window(two, join)
+        expect(two.page.get_by_role("button", name="Rematch", exact=True)).to_have_count(0)
+        status = two.page.locator("#match-status")
+        expect(status).to_have_text(f"The match is over. {names[0]} wants a rematch.")
+        in_window(two, status)
+        # The page without a seat may watch it.
+        watch = watcher.page.get_by_role("link", name="Watch the rematch")
+        in_window(watcher, watch)
+        expect(watch).to_have_attribute("href", f"#/match/{new}")
+        expect(watcher.page.locator("#match-status")).to_contain_text(
+            f"{names[0]} wants a rematch."
+        )
+        expect(watcher.page.locator("#match-rematch")).to_be_hidden()
+
+        join.click()
+        expect(two.page).to_have_url(re.compile(f"#/match/{new}$"))
+        # Both seated, it starts by itself: both pages count down with both seats.
+        expect_rematch_rooms([two, one], new, names)
+        expect(two.page.locator("#match-status")).to_be_focused()
+
+        watch.click()
+        expect(watcher.page).to_have_url(re.compile(f"#/match/{new}$"))
+        expect(watcher.page.locator("#match-seats li")).to_have_count(2)
+        expect(watcher.page.locator("#match-status")).to_be_focused()
+
+        # The address is the rematch's: a reload stays in it, on its board once it starts.
+        one.page.reload()
+        expect(one.page).to_have_url(re.compile(f"#/match/{new}$"))
+        expect(one.page.locator("#match-seats li")).to_have_count(2)
+        in_view(one.grid)
+        expect(one.page.locator("#match-leave")).to_have_text("Resign")
+        # Back on the finished match, the player seated in its rematch goes straight there.
+        one.page.goto(f"{one.base_url}/#/match/{old}")
+        back = one.page.get_by_role("button", name="Go to the rematch")
+        in_window(one, back)
+        expect(one.page.locator("#match-status")).to_have_text(
+            "The match is over. You asked for a rematch."
+        )
+        back.click()
+        expect(one.page).to_have_url(re.compile(f"#/match/{new}$"))
+        in_view(one.grid)
+
+
+def test_a_rematch_on_phones(browser: Browser, new_ms: NewPage) -> None:
+    """On phones the rematch's button, who asked, and the rematch's room are all inside
+    the screen, and nothing reaches past its width."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    with two_players(browser, new_ms, phone) as pages:
+        one, two = pages
+        old = create_room(one, "race")
+        join_by_link(one, two)
+        names = [m.page.locator("#player-label").inner_text() for m in pages]
+        resign_all(pages)
+        for m in pages:
+            in_window(m, m.page.get_by_role("button", name="Rematch", exact=True))
+        one.page.get_by_role("button", name="Rematch", exact=True).tap()
+        expect(one.page).not_to_have_url(re.compile(f"#/match/{old}$"))
+        expect(one.page.locator("#match-seats li")).to_have_count(1)
+        new = match_id(one)
+        status = one.page.locator("#match-status")
+        expect(status).to_be_focused()
+        in_window(one, status)
+        join = two.page.get_by_role("button", name="Join the rematch")
+        in_window(two, join)
+        in_window(two, two.page.locator("#match-status", has_text=f"{names[0]} wants a rematch."))
+        ARTIFACTS.mkdir(exist_ok=True)
+        two.page.screenshot(path=str(ARTIFACTS / "match-rematch-phone.png"))
+        join.tap()
+        expect_rematch_rooms([two, one], new, names)
+        for m in pages:
+            assert m.page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_a_rematch_that_went_on_without_a_player_says_so(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Three raced; two of them sat down in the rematch and started it. The third, asking
+    to join it, is told in the room's status why not, and offered to watch it."""
+    m = new_ms(context)
+    open_home(m)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+
+        def player(name: str) -> dict[str, str]:
+            made = http.post("/players", json={"name": f"{name}{secrets.token_hex(3)}"})
+            assert made.status_code == 201, made.text
+            return {"Authorization": f"Bearer {made.json()['token']}",
+                    "name": made.json()["player"]["name"]}
+
+        def post(path: str, who: dict[str, str], **body: Any) -> dict[str, Any]:
+            r = http.post(path, json=body or None,
+                          headers={"Authorization": who["Authorization"]})
+            assert r.status_code in (200, 201), r.text
+            answer: dict[str, Any] = r.json()
+            return answer
+
+        ada, bob = player("ada"), player("bob")
+        old = post("/matches", ada, mode="race", preset="beginner", seats=3)["match"]["id"]
+        post(f"/matches/{old}/join", bob)
+        m.page.goto(f"{m.base_url}/#/match/{old}")
+        m.page.get_by_role("button", name="Take a seat").click()
+        # Three of three: it starts by itself; everybody resigns.
+        resign = m.page.get_by_role("button", name="Resign")
+        in_view(resign)
+        for who in (ada, bob):
+            post(f"/matches/{old}/leave", who)
+        resign.click()
+        in_view(m.page.get_by_role("table", name="Result"))
+        in_view(m.page.get_by_role("button", name="Rematch", exact=True))
+
+        new = post(f"/matches/{old}/rematch", ada)["match"]["id"]
+        join = m.page.get_by_role("button", name="Join the rematch")
+        in_view(join)
+        status = m.page.locator("#match-status")
+        expect(status).to_have_text(f"The match is over. {ada['name']} wants a rematch.")
+        post(f"/matches/{old}/rematch", bob)
+        post(f"/matches/{new}/start", ada)
+
+        join.focus()
+        m.page.keyboard.press("Enter")
+        expect(status).to_have_text(
+            "The match is over. The rematch has started without you; you can watch it."
+        )
+        in_view(status)
+        expect(m.page).to_have_url(re.compile(f"#/match/{old}$"))
+        watch = m.page.get_by_role("link", name="Watch the rematch")
+        in_view(watch)
+        expect(watch).to_be_focused()
+        expect(m.page.locator("#match-rematch")).to_be_hidden()

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, MatchFeed, newPenalties, PlayerFeed, progressShare, ratingChange, resultRows, seatRows, secondsLeft,
-  stage, Throttle,
+  canJoin, canStart, cellAt, MatchFeed, newPenalties, PlayerFeed, progressShare, ratingChange, rematchAsker, rematchNote,
+  rematchOffer, rematchRefusal, rematchShut, resultRows, seatRows, secondsLeft, stage, Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
 
@@ -31,7 +31,7 @@ function match({ version = 1, status = "waiting", mode = "race", seats = [seat("
   return {
     id: "0123456789abcdef0123456789abcdef", mode, status, version, width: 9, height: 9, mines: 10,
     preset: "beginner", no_guess: true, rated: true, on_mine: "penalty", time_limit_s: 600,
-    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, ...rest,
+    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, rematch_id: null, ...rest,
   };
 }
 
@@ -105,6 +105,55 @@ describe("a match view", () => {
   });
 });
 
+describe("a rematch", () => {
+  const R = "c".repeat(32);
+  const over = (extra = {}) => match({ status: "finished", seats: [seat("p1", "ada"), seat("p2", "bob")], ...extra });
+  // The rematch's own view: whoever asked first sits in seat 0.
+  const next = (...seats) => match({ id: R, seats });
+
+  it("is offered to the players of a finished match only, until one asks", () => {
+    assert.deepEqual(rematchOffer(over(), "p2"), { action: "ask", id: null });
+    assert.deepEqual(rematchOffer(over(), "p9"), { action: null, id: null });
+    assert.deepEqual(rematchOffer(over({ status: "playing" }), "p1"), { action: null, id: null });
+    assert.deepEqual(rematchOffer(null, "p1"), { action: null, id: null });
+  });
+
+  it("asks the others to join once one has asked, and offers the rest to watch it", () => {
+    const asked = over({ rematch_id: R });
+    assert.deepEqual(rematchOffer(asked, "p2"), { action: "join", id: R });
+    assert.deepEqual(rematchOffer(asked, "p9"), { action: "watch", id: R });
+    // Seated in it already (this player asked, on another page): straight there.
+    assert.deepEqual(rematchOffer(asked, "p1", { rematch: next(seat("p1", "ada")) }), { action: "go", id: R });
+    assert.deepEqual(rematchOffer(asked, "p2", { rematch: next(seat("p1", "ada")) }), { action: "join", id: R });
+    // Another match's view says nothing of this rematch.
+    assert.deepEqual(rematchOffer(asked, "p1", { rematch: match({ seats: [seat("p1", "ada")] }) }), { action: "join", id: R });
+    // It went on without this player: it can still be watched.
+    assert.deepEqual(rematchOffer(asked, "p2", { shut: true }), { action: "watch", id: R });
+  });
+
+  it("names who asked: the update's seat, else the rematch's first seat", () => {
+    const asked = over({ rematch_id: R });
+    assert.deepEqual(rematchAsker(asked, "p2", { seat: 0 }), { name: "ada", you: false });
+    assert.deepEqual(rematchAsker(asked, "p2", { seat: 1 }), { name: "bob", you: true });
+    assert.deepEqual(rematchAsker(asked, "p2", { rematch: next(seat("p1", "ada"), seat("p2", "bob")) }), { name: "ada", you: false });
+    assert.equal(rematchAsker(asked, "p2", { rematch: match({ seats: [seat("p1", "ada")] }) }), null);
+    assert.equal(rematchAsker(asked, "p2"), null);
+    assert.equal(rematchNote({ name: "ada", you: false }), "ada wants a rematch.");
+    assert.equal(rematchNote({ name: "bob", you: true }), "You asked for a rematch.");
+    assert.equal(rematchNote(null), "A rematch has been asked for.");
+  });
+
+  it("says a refusal in words, and whether the rematch can still be watched", () => {
+    const err = (code, message = "nope") => Object.assign(new Error(message), { code });
+    assert.equal(rematchRefusal(err("match_started")), "The rematch has started without you; you can watch it.");
+    assert.equal(rematchRefusal(err("forbidden")), "Only the players of this match may play its rematch.");
+    assert.equal(rematchRefusal(err("http_500", "HTTP 500")), "Could not ask for a rematch: HTTP 500");
+    assert.equal(rematchShut(err("match_started")), true);
+    assert.equal(rematchShut(err("match_full")), true);
+    assert.equal(rematchShut(err("forbidden")), false);
+  });
+});
+
 describe("the pointer throttle", () => {
   it("sends at once, then at most once an interval the latest value, never a repeat", () => {
     const timers = new ManualTimers();
@@ -165,6 +214,17 @@ describe("the match feed", () => {
     sockets[0].deliver({ type: "match_update", version: 3, change: "joined", seat: 1, match: match({ version: 3 }) });
     sockets[0].deliver({ type: "match_update", version: 4, change: "joined", seat: 1, match: match({ version: 4 }) });
     assert.deepEqual(views, [[3, null], [4, "joined"]]);
+  });
+
+  it("passes on a rematch's update with the seat that asked", async () => {
+    const { sockets, feed } = setUp();
+    const heard = [];
+    feed.report.onView = (v, info) => heard.push([v.rematch_id, info.change, info.seat]);
+    sockets[0].accept();
+    sockets[0].deliver({ type: "match", match: match({ version: 7, status: "finished" }) });
+    const R = "c".repeat(32);
+    sockets[0].deliver({ type: "match_update", version: 8, change: "rematch", seat: 1, match: match({ version: 8, status: "finished", rematch_id: R }) });
+    assert.deepEqual(heard, [[null, null, null], [R, "rematch", 1]]);
   });
 
   it("resumes from the version held when an update skips one", async () => {
