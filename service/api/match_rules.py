@@ -81,6 +81,7 @@ def rematch(state: MatchState, rematch_id: str, seat: SeatState, now: int) -> Ma
         state, id=rematch_id, status="waiting", version=1, created_at=now,
         capacity=len(state.seats), seats=(seat,), starts_at=None, ends_at=None,
         ended_at=None, rematch_id=None, invited=tuple(s.player_id for s in state.seats),
+        rematch_of=state.id,
     )
 
 

@@ -229,4 +229,5 @@ def match_view(state: MatchState, now: int, viewer: str | None = None) -> wire.M
         server_time=timestamp(now),
         seats=seats,
         rematch_id=state.rematch_id,
+        rematch_of=state.rematch_of,
     )

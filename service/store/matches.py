@@ -82,6 +82,8 @@ class MatchState(msgspec.Struct, frozen=True, array_like=True):
     rematch_id: str | None = None
     # A rematch seats only the players of the match before it; empty: anybody.
     invited: tuple[str, ...] = ()
+    # The match a rematch follows.
+    rematch_of: str | None = None
 
 
 _state = msgspec.msgpack.Decoder(MatchState)

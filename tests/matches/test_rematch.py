@@ -63,6 +63,7 @@ def test_a_rematch_is_made_once_and_seats_its_players_only(clients: tuple[Api, A
     # others; nobody else may sit down.
     assert {k: new[k] for k in SETTINGS} == {k: old[k] for k in SETTINGS}
     assert new["status"] == "waiting" and new["rematch_id"] is None
+    assert new["rematch_of"] == match["id"] and old["rematch_of"] is None
     assert [s["player"]["id"] for s in new["seats"]] == [bob.id]
     r = a.client.post(f"/matches/{new['id']}/join", headers=dave.auth)
     assert r.status_code == 403 and r.json()["code"] == "forbidden", r.text

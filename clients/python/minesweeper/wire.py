@@ -532,6 +532,8 @@ class MatchView(Struct):
     # The match the players play next, once one of them asked for it
     # (``POST /matches/{id}/rematch``); null until then.
     rematch_id: str | None
+    # The finished match this one is the rematch of: only its players may sit down.
+    rematch_of: str | None
 
 
 class CreatedMatch(Struct):

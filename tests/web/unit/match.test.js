@@ -31,7 +31,7 @@ function match({ version = 1, status = "waiting", mode = "race", seats = [seat("
   return {
     id: "0123456789abcdef0123456789abcdef", mode, status, version, width: 9, height: 9, mines: 10,
     preset: "beginner", no_guess: true, rated: true, on_mine: "penalty", time_limit_s: 600,
-    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, rematch_id: null, ...rest,
+    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, rematch_id: null, rematch_of: null, ...rest,
   };
 }
 
