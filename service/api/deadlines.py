@@ -30,10 +30,12 @@ CANCEL_AGAIN_SECONDS = 0.2
 
 
 async def due_step(b: Backends, state: MatchState, now: int) -> Changed | None:
-    """What the time alone changes: a countdown over, or the time limit reached."""
-    ending = state.ends_at is not None and now >= state.ends_at
-    if state.status in ("countdown", "playing") and ending:
-        return match_rules.end(await _as_played(b, state, now), now)
+    """What the time alone changes: a countdown over, or the time limit reached. A match
+    out of time ends at its ``ends_at``, however late the poll that finds it: its games'
+    clocks stop there, at the time limit, as the moves did."""
+    ends = state.ends_at
+    if state.status in ("countdown", "playing") and ends is not None and now >= ends:
+        return match_rules.end(await _as_played(b, state, ends), ends)
     return match_rules.go(state, now)
 
 
