@@ -24,13 +24,18 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1
 LEASE_MS = 5000
+# How long shutdown waits for the poller to end, and how often it is cancelled meanwhile.
+STOP_SECONDS = 5.0
+CANCEL_AGAIN_SECONDS = 0.2
 
 
 async def due_step(b: Backends, state: MatchState, now: int) -> Changed | None:
-    """What the time alone changes: a countdown over, or the time limit reached."""
-    ending = state.ends_at is not None and now >= state.ends_at
-    if state.status in ("countdown", "playing") and ending:
-        return match_rules.end(await _as_played(b, state, now), now)
+    """What the time alone changes: a countdown over, or the time limit reached. A match
+    out of time ends at its ``ends_at``, however late the poll that finds it: its games'
+    clocks stop there, at the time limit, as the moves did."""
+    ends = state.ends_at
+    if state.status in ("countdown", "playing") and ends is not None and now >= ends:
+        return match_rules.end(await _as_played(b, state, ends), ends)
     return match_rules.go(state, now)
 
 
@@ -69,12 +74,17 @@ async def tick(b: Backends, match_id: str) -> None:
         await settle_end(b, state)
 
 
-async def run(b: Backends) -> None:
-    """Poll for due matches until cancelled."""
+async def run(b: Backends, stop: asyncio.Event | None = None) -> None:
+    """Poll for due matches until ``stop`` is set (or the task is cancelled)."""
+    if stop is None:
+        stop = asyncio.Event()
     outage = False
-    while True:
+    while not stop.is_set():
+        pause = POLL_SECONDS
         try:
             for match_id in await b.matches.due(now_ms(), LEASE_MS):
+                if stop.is_set():
+                    break  # the lease runs out, and another replica takes the match
                 try:
                     await tick(b, match_id)
                 except (asyncio.CancelledError, StoreUnavailable):
@@ -92,19 +102,40 @@ async def run(b: Backends) -> None:
             if not outage:
                 log.warning("match deadlines wait for Redis: %s", exc)
                 outage = True
-            await asyncio.sleep(1)
+            pause = 1
         except Exception:  # the poller must outlive any one failure
             log.exception("match deadlines")
-            await asyncio.sleep(1)
-        await asyncio.sleep(POLL_SECONDS)
+            pause = 1
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(pause):
+                await stop.wait()
+
+
+async def _stopped(task: asyncio.Task[None], stop: asyncio.Event) -> None:
+    """Stop the poller, which one cancellation may not do: one that lands as a Redis
+    call's answer arrives is lost inside the call (Python 3.11's ``asyncio.wait_for``
+    returns the answer instead), and the loop would go on polling. ``stop`` ends the
+    loop at its next turn, and the task is cancelled again until it is over. The wait
+    is bounded: shutdown goes on without a poller that will not end."""
+    stop.set()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STOP_SECONDS
+    while not task.done():
+        left = deadline - loop.time()
+        if left <= 0:
+            log.warning("match deadlines: the poller did not stop within %s s", STOP_SECONDS)
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=min(CANCEL_AGAIN_SECONDS, left))
+    if not task.cancelled() and task.exception() is not None:
+        log.error("match deadlines: the poller failed", exc_info=task.exception())
 
 
 @contextlib.asynccontextmanager
 async def running(b: Backends):  # type: ignore[no-untyped-def]
-    task = asyncio.create_task(run(b), name="match-deadlines")
+    stop = asyncio.Event()
+    task = asyncio.create_task(run(b, stop), name="match-deadlines")
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await _stopped(task, stop)

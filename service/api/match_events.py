@@ -5,11 +5,13 @@ Anybody may watch; what they see is the match as anybody may see it (no race sea
 game until the end). A seated player who sends ``{"type": "auth", "token"}`` with
 their token gets the match again with their own seat's game, and from then on every
 update carries it; in co-op they may send ``{"type": "cursor", "x", "y"}``, which the
-others receive (a cell of the board; not stored; a few a second at most).
+others receive (a cell of the board; not stored; ten a second at most, the last of a
+quicker run sent once the interval is over, so the teammates always see where it stopped).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import msgspec
@@ -20,9 +22,9 @@ from ..store import MatchState, Subscription, keys
 from . import backends, match_rules, views
 from .auth import player_of_token
 from .backends import Backends
-from .problems import ApiError
+from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
-from .sockets import Feed, as_text, counted, serve_feed
+from .sockets import Feed, as_text, counted, serve_feed, until_one_ends
 
 CURSOR_INTERVAL = 0.1
 
@@ -50,7 +52,10 @@ class MatchSession(Feed):
         self.game_id: str | None = None
         self.coop = False
         self.size = (0, 0)  # the board's width and height
+        # When the last cursor went out; the one held back until the interval is over.
         self._cursor_at = 0.0
+        self._cursor_next: wire.Cursor | None = None
+        self._cursor_held = asyncio.Event()
 
     async def snapshot(self, state: MatchState | None = None) -> None:
         if state is None:
@@ -127,7 +132,29 @@ class MatchSession(Feed):
 
     async def receive(self) -> None:
         # Answers come after the match itself.
-        await self.answer(_client, self.handle)
+        await until_one_ends(self.answer(_client, self.handle), self.send_held_cursors())
+
+    async def send_held_cursors(self) -> None:
+        """The cursor the throttle held back, sent once the interval is over: of
+        cursors closer together than ``CURSOR_INTERVAL`` some are skipped, never the
+        last, which says where the pointer stopped."""
+        while True:
+            await self._cursor_held.wait()
+            await asyncio.sleep(self._cursor_at + CURSOR_INTERVAL - time.monotonic())
+            cursor, self._cursor_next = self._cursor_next, None
+            self._cursor_held.clear()
+            if cursor is None:
+                continue
+            try:
+                await self._publish_cursor(cursor)
+            except Exception as exc:  # answered as the cursor's own failure would be
+                err = api_error_of(exc)
+                out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+                await self.send(as_text(out))
+
+    async def _publish_cursor(self, cursor: wire.Cursor) -> None:
+        self._cursor_at = time.monotonic()
+        await self.backends.matches.publish(self.match_id, wire.json_encoder.encode(cursor))
 
     async def handle(self, message: wire.Auth | wire.CursorMessage) -> None:
         if isinstance(message, wire.Auth):
@@ -154,12 +181,13 @@ class MatchSession(Feed):
                 422, "invalid_request",
                 f"cell ({message.x}, {message.y}) is off the {width}x{height} board",
             )
-        now = time.monotonic()
-        if now - self._cursor_at < CURSOR_INTERVAL:
-            return  # a cursor moves on; the next one says where it went
-        self._cursor_at = now
         cursor = wire.Cursor(by=self.viewer, x=message.x, y=message.y)
-        await self.backends.matches.publish(self.match_id, wire.json_encoder.encode(cursor))
+        if self._cursor_held.is_set() or time.monotonic() - self._cursor_at < CURSOR_INTERVAL:
+            # Too soon: held back until the interval is over, in place of any held before.
+            self._cursor_next = cursor
+            self._cursor_held.set()
+            return
+        await self._publish_cursor(cursor)
 
 
 async def match_events(ws: WebSocket) -> None:

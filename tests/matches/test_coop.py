@@ -4,11 +4,14 @@ lost and every diff names its mover; cursors reach the teammates."""
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
+import time
 from typing import Any
 
 import msgspec
 import redis
+from websockets.sync.client import ClientConnection
 
 from service.store import keys
 from tests.matches.conftest import (
@@ -112,6 +115,53 @@ def test_cursors_reach_the_teammates_across_replicas(clients: tuple[Api, Api]) -
             assert error["type"] == "error", (x, y, error)
             assert error["problem"]["code"] == "invalid_request", (x, y)
             assert y < 0 or "off the 9x9 board" in error["problem"]["detail"]
+
+
+def _cursors_until(ws: ClientConnection, last: tuple[int, int],
+                   within: float = 10) -> list[tuple[int, int]]:
+    """The cursors received, up to and with one at ``last``, all within ``within`` s."""
+    deadline = time.monotonic() + within
+    got: list[tuple[int, int]] = []
+    while not got or got[-1] != last:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no cursor at {last} within {within} s; got {got}"
+        try:
+            message = receive(ws, within=left)
+        except TimeoutError:
+            raise AssertionError(f"no cursor at {last} within {within} s; got {got}") from None
+        if message["type"] == "cursor":
+            got.append((message["x"], message["y"]))
+    return got
+
+
+def test_the_last_cursor_always_reaches_the_teammates(clients: tuple[Api, Api]) -> None:
+    """Cursors closer together than the throttle allows are not all relayed, but the
+    last one is, once the interval is over: a teammate never sees a stale position."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, mode="coop", seats=2, rated=False)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    with match_socket(a, match["id"]) as mine, match_socket(b, match["id"]) as theirs:
+        for ws, p in ((mine, alice), (theirs, bob)):
+            assert receive(ws, within=30)["type"] == "match"
+            ws.send(json.dumps({"type": "auth", "token": p.token}))
+            assert receive(ws, within=30)["type"] == "match"
+        # Two at once: the first goes out at once, the second after the interval.
+        theirs.send(json.dumps({"type": "cursor", "x": 1, "y": 2}))
+        theirs.send(json.dumps({"type": "cursor", "x": 3, "y": 3}))
+        assert _cursors_until(mine, (3, 3)) == [(1, 2), (3, 3)]
+        # A burst: some are skipped, never the last.
+        time.sleep(0.5)
+        burst = [(i, i) for i in range(9)]
+        for x, y in burst:
+            theirs.send(json.dumps({"type": "cursor", "x": x, "y": y}))
+        got = _cursors_until(mine, burst[-1])
+        assert len(got) < len(burst), got
+        assert got == sorted(set(got)) and got[0] == burst[0], got
+        # And nothing comes after it: no cursor was held back to be sent later.
+        with contextlib.suppress(TimeoutError):
+            late = receive(mine, within=1)
+            assert late["type"] != "cursor", late
 
 
 def test_a_spectator_cannot_send_a_cursor(clients: tuple[Api, Api]) -> None:

@@ -236,3 +236,34 @@ def test_a_rated_race_every_seat_leaves_in_the_countdown_rates_nobody(
             assert time.monotonic() < deadline, "the end left the game on"
             time.sleep(0.05)
         assert game["ended_at"] >= game["started_at"] and game["elapsed_ms"] == 0
+
+
+def test_a_match_out_of_time_ends_at_its_time_limit_not_when_polled(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """However late the poll that finds it due, the match ends at ``ends_at``: its games,
+    one moved on and one never touched, stop at the time limit, to the millisecond."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, time_limit_s=5)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    games = {}
+    for api, p in ((a, alice), (b, bob)):
+        view = call(api, "GET", f"/matches/{match['id']}", p)
+        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+    wait_until_started(a, view)
+    mines = mines_of(store, games[alice.id])
+    board = a.view(games[alice.id])["board"]
+    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                if c == "#" and (x, y) not in mines)
+    assert Seat(a, alice, games[alice.id]).move("reveal", *safe)["status"] == "playing"
+
+    end = wait_for_match(b, match["id"], "finished", timeout=60)
+    assert end["ended_at"] == end["ends_at"]
+    assert wire.milliseconds(end["ends_at"]) - wire.milliseconds(end["starts_at"]) == 5000
+    assert [s["status"] for s in end["seats"]] == ["lost", "lost"]
+    for p, api in ((alice, a), (bob, b)):
+        game = api.view(games[p.id])
+        assert game["status"] == "lost", p
+        assert game["ended_at"] == end["ends_at"], p
+        assert game["elapsed_ms"] == 5000, p
