@@ -141,11 +141,22 @@ class Player:
         return []
 
     async def read_keys(self, pressed: asyncio.Queue[bytes]) -> None:
-        while not self.done and not self._switch.is_set():
-            for key in keys(await pressed.get()):
-                await self.press(key)
-                if self.done or self._switch.is_set():
+        """Keys until the player is done, or the game is switched for another (by a key,
+        or by a companion: a race's rematch that starts)."""
+        switched = asyncio.create_task(self._switch.wait())
+        try:
+            while not self.done and not self._switch.is_set():
+                chunk = asyncio.create_task(pressed.get())
+                await asyncio.wait((chunk, switched), return_when=asyncio.FIRST_COMPLETED)
+                if not chunk.done():
+                    chunk.cancel()  # a get cancelled takes nothing off the queue
                     return
+                for key in keys(chunk.result()):
+                    await self.press(key)
+                    if self.done or self._switch.is_set():
+                        return
+        finally:
+            switched.cancel()
 
     async def follow(self, live: LiveGame) -> None:
         """Moves from anywhere, the clock, resets."""
