@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 import redis
-from minesweeper import Client, Game, NotStarted
+from minesweeper import Client, Game, NotStarted, text
 from minesweeper.tokens import TokenStore
 
 from tests.matches.conftest import LIMITS_OFF, mines_of
@@ -247,3 +247,132 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
     assert done.returncode == 0, done.stderr
     assert "The match is over: the board was not cleared" in done.stdout
     assert "hit a mine" not in done.stdout
+
+
+def finished_race(
+    racers: list[Terminal], one: str, cli_env: dict[str, str], a: Client, b: Client,
+    *others: Client,
+) -> tuple[Terminal, str]:
+    """A private race of ``b``'s player (who opens it), ``others`` and the terminal's
+    (``a``'s), played to its end by everybody resigning: the terminal showing the
+    result, and the match's id."""
+    match = b.new_match("race", "beginner", seats=2 + len(others), rated=False)
+    for other in others:
+        other.join_match(match.id)
+    t = Terminal(one, cli_env, match.id, verb="match")
+    racers.append(t)
+    t.expect(r"starts in [123]")  # the race is on the terminal's screen
+    for player in (a, b, *others):
+        player.leave_match(match.id)
+    t.expect("race over")
+    t.expect(re.escape(text.race_over()))  # "the race is over: r for a rematch, q to quit"
+    t.expect(re.escape(text.RACE_OVER_KEYS))
+    return t, match.id
+
+
+def sdk_player(url: str, prefix: str) -> tuple[Client, str]:
+    """A client of a newly registered player, and the player's name."""
+    c = Client(url, timeout=30)
+    player = c.register(unique_name(prefix))
+    c.player_token = player.token
+    return c, player.player.name
+
+
+def test_r_asks_for_a_rematch_and_goes_on_in_it(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    one, two = replicas
+    name, token = register(one, cli_env)
+    b, bob = sdk_player(two, "bob")
+    with b, Client(one, timeout=30, player_token=token) as a:
+        t, old = finished_race(racers, one, cli_env, a, b)
+        # r asks for it: the rematch waits for Bob, on the same screen.
+        t.send("r")
+        t.expect(rf">\s{name}\s+new  seated")
+        t.expect(rf"  {bob}\s+new  not seated yet")
+        t.expect(re.escape(text.rematch_waiting([bob])))
+        t.expect(re.escape(text.REMATCH_WAITING_KEYS))
+        made = a.match(old)
+        assert made.rematch_id is not None
+        waiting = a.match(made.rematch_id)
+        assert waiting.status == "waiting" and [s.player.name for s in waiting.seats] == [name]
+
+        # Bob joins through the SDK: it starts, and the terminal goes straight on in it,
+        # counting down beside both seats.
+        new = b.rematch(old)
+        assert new.id == made.rematch_id and new.status == "countdown"
+        assert [s.player.name for s in new.seats] == [name, bob]
+        t.expect(re.escape(text.rematch_started(new.id)))
+        t.expect(r"time 0   starts in [123]")
+        t.expect(rf"> {name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
+        t.expect(rf"  {bob}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
+        t.expect(re.escape(text.rematch_started(new.id)))
+
+        # The rematch's race is the terminal's: its own new board, and q q resigns it.
+        t.expect(r"time \d+   racing")
+        (mine,) = [s.game_id for s in a.match(new.id).seats if s.player.name == name]
+        assert mine is not None and a.get(mine).status in ("ready", "playing")
+        t.send("q")
+        t.expect("q again resigns the race")
+        t.send("q")
+        t.child.expect(pexpect.EOF)
+        t.child.close()
+        assert t.child.exitstatus == 0
+        assert f"minesweeper match {new.id}" in str(t.child.before)
+        seats = {s.player.name: s.status for s in b.match(new.id).seats}
+        assert seats == {name: "resigned", bob: "playing"}
+        b.leave_match(new.id)
+
+
+def test_another_players_rematch_is_offered_and_r_joins_it(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    one, two = replicas
+    name, token = register(one, cli_env)
+    b, bob = sdk_player(two, "bob")
+    with b, Client(one, timeout=30, player_token=token) as a:
+        t, old = finished_race(racers, one, cli_env, a, b)
+        # Bob asks first: the result stays, and the screen says so in words.
+        new = b.rematch(old)
+        assert new.status == "waiting"
+        t.expect(re.escape(text.race_over(bob)))  # "bob wants a rematch: r to join"
+        assert text.race_over(bob) == f"{bob} wants a rematch: r to join"
+        t.expect(re.escape(text.RACE_OVER_KEYS))
+        # r joins it; the last seat starts it, and the screen counts down in it.
+        t.send("r")
+        t.expect(re.escape(text.rematch_started(new.id)))
+        t.expect(r"starts in [123]")
+        t.expect(rf"  {bob}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
+        t.expect(rf"> {name}\s+new\s+[1-9]\d*/\d+\s+3BV  0 penalties\s+ready")
+        started = b.match(new.id)
+        assert started.status in ("countdown", "playing")
+        assert [s.player.name for s in started.seats] == [bob, name]
+        for player in (a, b):
+            player.leave_match(new.id)
+        t.expect("race over")
+        t.expect(re.escape(text.RACE_OVER_KEYS))  # and a rematch of the rematch on offer
+        out = t.quit()
+    assert "race over: race, beginner 9x9" in out
+
+
+def test_a_rematch_that_started_without_the_terminal_is_said_in_words(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    one, two = replicas
+    _, token = register(one, cli_env)
+    b, bob = sdk_player(two, "bob")
+    c, carol = sdk_player(one, "carol")
+    with b, c, Client(one, timeout=30, player_token=token) as a:
+        t, old = finished_race(racers, one, cli_env, a, b, c)
+        new = b.rematch(old)
+        t.expect(re.escape(text.race_over(bob)))
+        c.rematch(old)
+        b.start_match(new.id)  # Bob, in the first seat, does not wait for the terminal
+        t.send("r")
+        t.expect(re.escape(text.rematch_refused("", "match_started")))
+        t.expect(re.escape(text.RACE_OVER_KEYS))  # still the old match's result
+        out = t.quit()
+        assert "Traceback" not in out
+        assert [s.player.name for s in b.match(new.id).seats] == [bob, carol]
+        for player in (b, c):
+            player.leave_match(new.id)

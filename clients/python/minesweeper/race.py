@@ -133,7 +133,8 @@ def _seat(match: MatchView, player_id: str) -> Seat | None:
 
 class Racer(Player):
     """The terminal game on the seat's own board, with the match around it: the
-    countdown, every seat's counts as they change, and the result at the end."""
+    countdown, every seat's counts as they change, and the result at the end; then, if
+    the players ask for it, the rematch on the same screen."""
 
     def __init__(
         self, client: AsyncClient, game: Game, tokens: TokenStore, match: MatchView, me: str
@@ -142,14 +143,23 @@ class Racer(Player):
         self.match = match
         self.me = me
         self.resigning = False
+        # While a rematch waits for its players: the finished match it is the rematch of.
+        self.previous: MatchView | None = None
+        # Whether a rematch of the finished match was asked for, and by whom when it was
+        # another player and the update said so (their name), until this terminal joins it.
+        self.offered = False
+        self.offered_by: str | None = None
 
     def companions(self) -> list[Coroutine[Any, Any, None]]:
-        return [self.follow_match()]
+        return [self.follow_match(self.match.id)]
 
-    async def follow_match(self) -> None:
-        """The match's updates (the client resumes them after a dropped socket)."""
+    async def follow_match(self, match_id: str) -> None:
+        """The match's updates (the client resumes them after a dropped socket); after
+        its end, the rematch a player asks for; a rematch waited for, until it starts."""
         try:
-            async for message in self.client.watch_match(self.match.id, retries=RECONNECTS):
+            async for message in self.client.watch_match(match_id, retries=RECONNECTS):
+                if self.match.id != match_id:
+                    return  # gone on to the rematch
                 if isinstance(message, Error):
                     self.message = f"match updates stopped: {message.problem.detail}"
                     self.draw()
@@ -162,8 +172,19 @@ class Racer(Player):
                 if message.match.version >= self.match.version:
                     self.match = message.match
                     self.sync_clock(self.match.server_time)
-                if self.match.status == "finished":
-                    self.message = "the race is over: q to quit"
+                m = self.match
+                if m.status == "finished":
+                    if m.rematch_id is not None and not self.offered:
+                        asker = message.seat if isinstance(message, MatchUpdate) else None
+                        if self.asked_by(m, asker) == self.me:
+                            continue  # this terminal's own asking: it goes on by itself
+                        self.offered = True
+                        self.offered_by = self.asked_by(m, asker)
+                    self.message = text.race_over(self.offered_by, offered=self.offered)
+                elif m.status == "waiting" and self.previous is not None:
+                    self.message = text.rematch_waiting(self.missing())
+                elif self.previous is not None:  # the rematch started: its own board
+                    await self.trying(self.enter(m))
                     self.draw()
                     return
                 self.draw()
@@ -171,6 +192,73 @@ class Racer(Player):
             pass
         self.message = "lost the match's updates"
         self.draw()
+
+    def asked_by(self, match: MatchView, seat: int | None) -> str | None:
+        """Who asked for the rematch of ``match``: this player's id when it was them,
+        else the name of the player in the update's ``seat`` (``None``: not known)."""
+        if seat is None or seat >= len(match.seats):
+            return None
+        player = match.seats[seat].player
+        return self.me if player.id == self.me else player.name
+
+    def missing(self) -> list[str]:
+        """The players of the previous match not seated in its rematch yet."""
+        if self.previous is None:
+            return []
+        seated = {s.player.id for s in self.match.seats}
+        return [s.player.name for s in self.previous.seats if s.player.id not in seated]
+
+    # ---- the rematch ------------------------------------------------------------------
+
+    async def ask_rematch(self) -> None:
+        """Ask for the rematch of the finished match (or join the one asked for): the
+        screen goes on in it, waiting for the others or straight into the countdown."""
+        if self.match.status == "waiting":
+            self.message = text.rematch_waiting(self.missing())
+            return
+        await self.trying(self._ask_rematch())
+
+    async def _ask_rematch(self) -> None:
+        rematch = await self.client.rematch(self.match.id)
+        if rematch.status == "waiting":
+            self.previous, self.match = self.match, rematch
+            self.offered, self.offered_by = False, None
+            self.message = text.rematch_waiting(self.missing())
+            self._switch.set()  # follow the rematch's socket now
+        else:
+            await self.enter(rematch)
+
+    async def trying(self, job: Coroutine[Any, Any, None]) -> None:
+        """``job``, a step into a rematch; what stopped it, if anything, in the message."""
+        try:
+            await job
+        except ApiError as exc:
+            self.message = text.rematch_refused(exc.detail, exc.problem.code)
+        except _UNREACHABLE as exc:
+            self.message = text.rematch_refused(str(exc) or "the service did not answer")
+
+    async def enter(self, match: MatchView) -> None:
+        """Go on in ``match``, a rematch that has started: its seat's own board."""
+        seat = _seat(match, self.me)
+        if seat is None or seat.game_id is None:  # the game of the seat, with the token
+            match = await self.client.match(match.id)
+            seat = _seat(match, self.me)
+        if seat is None or seat.game_id is None:
+            self.message = text.rematch_refused("", "match_started")
+            return
+        self.game = Game(await self.client.get(seat.game_id), self.game.token)
+        self.match = match
+        self.sync_clock(match.server_time)
+        self.previous = self.offered_by = self.hint = None
+        self.offered = self.resigning = False
+        self.cursor = (self.game.view.width // 2, self.game.view.height // 2)
+        self.message = text.rematch_started(match.id)
+        self._switch.set()
+
+    async def leave_rematch(self) -> None:
+        """Give up the seat of a rematch still waiting, and leave."""
+        if await self.attempt(self.client.leave_match(self.match.id), "not left") is not None:
+            self.done = True
 
     # ---- the match's clock ------------------------------------------------------------
 
@@ -197,11 +285,17 @@ class Racer(Player):
     def refused(self) -> bool:
         if self.racing():
             return super().refused()
-        self.message = "your race is over: q to quit"
+        if self.match.status == "finished":
+            self.message = text.race_over(self.offered_by, offered=self.offered)
+        elif self.match.status == "waiting":
+            self.message = text.rematch_waiting(self.missing())
+        else:
+            self.message = "your race is over: q to quit"
         return True
 
     async def press(self, key: str) -> None:
         quitting = key in ("q", "\x1b")
+        waiting = self.match.status == "waiting"
         if quitting and self.racing() and not self.resigning:
             self.resigning = True
             self.message = "q again resigns the race (anything else plays on)"
@@ -209,6 +303,12 @@ class Racer(Player):
             if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
                 self.done = True
                 return
+        elif quitting and waiting and self.previous is not None:
+            await self.leave_rematch()
+            if self.done:
+                return
+        elif key == "r" and not self.racing():
+            await self.ask_rematch()
         elif key in ("h", "p", "n"):
             self.message = "no hints, pauses or new games in a race"
         else:
@@ -225,6 +325,8 @@ class Racer(Player):
         elapsed = self.elapsed_ms()
         if m.status == "finished":
             state = "race over"
+        elif m.status == "waiting":
+            state = "rematch: waiting for the players"
         elif elapsed < 0:
             state = f"starts in {-(elapsed // 1000)}"
         elif seat is not None and seat.status != "playing":
@@ -233,17 +335,30 @@ class Racer(Player):
             state = "racing"
         if m.status == "finished":
             seats = text.result_lines(m, self.me)
+        elif m.status == "waiting" and self.previous is not None:
+            seats = text.rematch_seat_lines(m, self.previous, self.me)
+            # The rematch's board is not dealt yet: the old one's place, all hidden.
+            v = msgspec.structs.replace(
+                v, board=["#" * v.width] * v.height, mines_left=v.mines, status="ready"
+            )
         else:
             starting: MatchStatus = "countdown" if elapsed < 0 else "playing"
             seats = [text.seat_line(s, s.player.id == self.me, match=starting) for s in m.seats]
+        if m.status == "finished":
+            keys = text.RACE_OVER_KEYS
+        elif m.status == "waiting":
+            keys = text.REMATCH_WAITING_KEYS
+        else:
+            keys = RACE_HELP if self.racing() else RACE_OVER_HELP
         return msgspec.structs.replace(
             super().scene(),
+            view=v,
             title=(
                 f"{m.mode.capitalize()}  {text.describe_match(m)}",
                 f"mines left {v.mines_left}   time {max(elapsed, 0) // 1000}   {state}",
             ),
             panel=("", *seats),
-            keys=RACE_HELP if self.racing() else RACE_OVER_HELP,
+            keys=keys,
         )
 
 
@@ -322,5 +437,7 @@ async def run(
         end = racer.match
         if end.status == "finished":
             return "\n".join(text.result_lines(end, me))
+        if end.status == "waiting" and racer.previous is not None:
+            return "\n".join([*text.result_lines(racer.previous, me), text.rematch_left(end.id)])
         return (f"you left the race; it goes on: minesweeper match {end.id} "
                 f"to watch it")

@@ -334,3 +334,64 @@ def result_lines(match: MatchView, you: str | None = None) -> list[str]:
             f"{took:>9}  {seat.penalties:>9}  {rating_change(seat)}"
         )
     return lines
+
+
+# ---- rematches --------------------------------------------------------------------------
+
+# The race screen's keys once the match is over, and while its rematch waits for players.
+RACE_OVER_KEYS = "arrows/wasd look around  r rematch  q quit"
+REMATCH_WAITING_KEYS = "arrows/wasd look around  q leave the rematch"
+
+
+def race_over(offered_by: str | None = None, *, offered: bool = False) -> str:
+    """What the race screen says once the match is over: the rematch on offer, if
+    another player asked for one (``offered_by``, or ``offered`` without a name)."""
+    if offered_by is not None:
+        return f"{offered_by} wants a rematch: r to join"
+    if offered:
+        return "a rematch was asked for: r to join"
+    return "the race is over: r for a rematch, q to quit"
+
+
+def rematch_waiting(missing: list[str]) -> str:
+    """``rematch: waiting for bob to join (q leaves it)``."""
+    who = ", ".join(missing) if missing else "the others"
+    return f"rematch: waiting for {who} to join (q leaves it)"
+
+
+def rematch_started(match_id: str) -> str:
+    return f"rematch: match {match_id}"
+
+
+# What a refusal means when it is the rematch that refuses, by the problem's code.
+_REMATCH_REFUSALS = {
+    "match_started": "it started without you",
+    "match_full": "every seat of it is taken",
+}
+
+
+def rematch_refused(reason: str, code: str = "") -> str:
+    """A rematch that could not be asked for or joined, and why: the ``reason`` given,
+    in the rematch's words when its problem ``code`` has them."""
+    return f"no rematch: {_REMATCH_REFUSALS.get(code, reason)}"
+
+
+def rematch_left(match_id: str) -> str:
+    return f"you left the rematch {match_id} before it started"
+
+
+def rematch_seat_lines(match: MatchView, previous: MatchView, you: str) -> list[str]:
+    """A rematch waiting for the players of the ``previous`` match: who sat down, with
+    their rating now, and who has not yet."""
+    seated = {s.player.id: s.player for s in match.seats}
+    lines = []
+    for old in previous.seats:
+        p = seated.get(old.player.id)
+        now = p.rating if p is not None else old.rating_after
+        if now is None:
+            now = old.player.rating
+        lines.append(
+            f"{'>' if old.player.id == you else ' '} {old.player.name:<20} {rating(now):>7}  "
+            f"{'seated' if p is not None else 'not seated yet'}"
+        )
+    return lines
