@@ -228,6 +228,8 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
             seats = {s.player.name: s.status for s in b.match(match.id).seats}
             assert seats == {name: "resigned", alice.player.name: "playing"}
             b.leave_match(match.id)
+            # Alice asks for a rematch: the spectator names it, to be followed, and stops.
+            rematch = b.rematch(match.id)
             out, err = watcher.communicate(timeout=60)
         finally:
             if watcher.poll() is None:
@@ -239,6 +241,10 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
     assert lines[0].startswith(f"match {match.id}  race, beginner 9x9")
     assert any(line.startswith("v") and "resigned" in line and name in line for line in lines)
     assert "race over: race, beginner 9x9, 10 mines, no-guess, 5 s a mine" in lines
+    assert re.fullmatch(r"the players may ask for a rematch: watching for it for \d+ s more "
+                        r"\(Ctrl-C stops\)", lines[-2]), lines
+    assert re.fullmatch(rf"v\d+ rematch: {alice.player.name} wants a rematch: "
+                        rf"minesweeper match {rematch.id} to watch it", lines[-1]), lines
     # The match's end ended both resigned seats' games: no mine was hit, and it says so.
     with Client(one, timeout=30) as c:
         game_id = next(s.game_id for s in c.match(match.id).seats if s.player.id == alice.player.id)
@@ -325,7 +331,7 @@ def test_r_asks_for_a_rematch_and_goes_on_in_it(
 
 
 def test_another_players_rematch_is_offered_and_r_joins_it(
-    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal], tmp_path: Path,
 ) -> None:
     one, two = replicas
     name, token = register(one, cli_env)
@@ -338,6 +344,12 @@ def test_another_players_rematch_is_offered_and_r_joins_it(
         t.expect(re.escape(text.race_over(bob)))  # "bob wants a rematch: r to join"
         assert text.race_over(bob) == f"{bob} wants a rematch: r to join"
         t.expect(re.escape(text.RACE_OVER_KEYS))
+        # Somebody watching the finished match now is told where its players went.
+        nobody = {**cli_env, "MINESWEEPER_TOKENS": str(tmp_path / "nobody.json")}
+        watched = subprocess.run([*command(), "match", old, "--url", two], env=nobody,
+                                 capture_output=True, text=True, timeout=60)
+        assert watched.returncode == 0, watched.stderr
+        assert watched.stdout.splitlines()[-1] == text.rematch_asked(new.id)
         # r joins it; the last seat starts it, and the screen counts down in it.
         t.send("r")
         t.expect(re.escape(text.rematch_started(new.id)))
