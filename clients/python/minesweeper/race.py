@@ -49,8 +49,6 @@ RACE_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q resign/quit"
 RACE_OVER_HELP = "arrows/wasd look around  q quit"
 POLL_S = 0.5  # how often a waiting seek is polled: polling also keeps it alive
 RECONNECTS = 8  # tries to get a dropped match socket back before giving up
-# How long after a match's end a watcher waits for its players to ask for a rematch.
-REMATCH_WAIT_S = 30
 
 
 class Cancelled(Exception):
@@ -371,20 +369,8 @@ async def _spectate(client: AsyncClient, match_id: str, say: Say) -> None:
 
 
 async def _say_match(messages: AsyncIterator[MatchServerMessage], say: Say) -> None:
-    """Lines until the match's end, and then until its rematch is asked for (named, for
-    the watcher to follow) or the players had :data:`REMATCH_WAIT_S` to ask."""
-    try:
-        async with asyncio.timeout(None) as deadline:
-            await _say_updates(messages, say, deadline)
-    except TimeoutError:
-        if not deadline.expired():
-            raise
-
-
-async def _say_updates(
-    messages: AsyncIterator[MatchServerMessage], say: Say, deadline: asyncio.Timeout
-) -> None:
-    ended = False
+    """Lines until the match's end, and its rematch when one was asked for (named, for
+    the watcher to follow)."""
     async for message in messages:
         if isinstance(message, Error):
             raise error_for(message.problem)
@@ -397,28 +383,16 @@ async def _say_updates(
             m = message.match
             which = message.seat
             seat = m.seats[which] if which is not None and which < len(m.seats) else None
-            if message.change == "rematch" and m.rematch_id is not None:
-                by = seat.player.name if seat is not None else None
-                say(f"v{message.version} rematch: {text.rematch_asked(m.rematch_id, by)}")
-                return
             say(f"v{message.version} {message.change}"
                 + (f": {text.seat_line(seat, match=m.status).strip()}" if seat is not None else ""))
         else:
             continue
-        if m.status != "finished" or ended:
-            continue
-        ended = True
-        for line in text.result_lines(m):
-            say(line)
-        if m.rematch_id is not None:
-            say(text.rematch_asked(m.rematch_id))
+        if m.status == "finished":
+            for line in text.result_lines(m):
+                say(line)
+            if m.rematch_id is not None:
+                say(text.rematch_asked(m.rematch_id))
             return
-        since = text.millis(m.server_time) - text.millis(m.ended_at or m.server_time)
-        left_ms = REMATCH_WAIT_S * 1000 - since
-        if left_ms <= 0:
-            return
-        say(text.rematch_watch(-(-left_ms // 1000)))
-        deadline.reschedule(asyncio.get_running_loop().time() + left_ms / 1000)
 
 
 async def run(

@@ -397,12 +397,7 @@ def rematch_seat_lines(match: MatchView, previous: MatchView, you: str) -> list[
     return lines
 
 
-def rematch_asked(match_id: str, by: str | None = None) -> str:
+def rematch_asked(match_id: str) -> str:
     """The line for somebody watching a match: its rematch, and how to follow it."""
-    who = f"{by} wants a rematch" if by is not None else "a rematch was asked for"
-    return f"{who}: minesweeper match {match_id} to watch it"
+    return f"a rematch was asked for: minesweeper match {match_id} to watch it"
 
-
-def rematch_watch(seconds_left: int) -> str:
-    return (f"the players may ask for a rematch: watching for it for {seconds_left} s more "
-            f"(Ctrl-C stops)")
