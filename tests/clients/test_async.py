@@ -222,3 +222,16 @@ async def test_rate_limited_says_when_to_retry(redis_url: str) -> None:
     finally:
         svc.stop()
 
+
+
+async def test_moves_as_fast_as_a_program_can_keep_the_socket(aclient: AsyncClient) -> None:
+    """The service closes a socket that floods it; the SDK paces a quick run of moves (a
+    bot's, or a burst of keys after a stalled moment) so that none is lost with it."""
+    game = await aclient.new_game("beginner", seed=207)
+    async with aclient.connect(game) as live:
+        assert game.apply(await live.reveal(*FIRST))
+        x, y = next((x, y) for y, row in enumerate(game.view.board)
+                    for x, c in enumerate(row) if c == "#")
+        diffs = await asyncio.gather(*(live.flag(x, y) for _ in range(80)))
+    assert len(diffs) == 80
+    assert sorted(d.version for d in diffs) == list(range(2, 82))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import TypeAlias
 
@@ -56,6 +57,12 @@ def ws_base(base_url: str) -> str:
     scheme, sep, rest = base_url.rstrip("/").partition("://")
     return f"{ {'http': 'ws', 'https': 'wss'}.get(scheme, scheme)}{sep}{rest}"
 _encoder = msgspec.json.Encoder()
+
+# The service closes a socket that sends more than about 20 messages a second (in bursts
+# of up to 40): moves quicker than this wait their turn here rather than lose the
+# connection, as a burst of keys after a stalled moment would.
+PACE = 18.0
+BURST = 30.0
 
 
 class LiveGame:
@@ -111,6 +118,9 @@ class LiveGame:
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self._closing = False
+        self._allowance = BURST
+        self._allowance_at = time.monotonic()
+        self._pacing = asyncio.Lock()
 
     # ---- lifetime -------------------------------------------------------------------------
 
@@ -183,6 +193,7 @@ class LiveGame:
             raise self._failure
         if self._closing:
             raise ConnectionError("the live connection was closed")
+        await self._pace()
         await self.open()
         await asyncio.wait_for(self._ready.wait(), self._timeout)
         assert self._ws is not None
@@ -196,6 +207,17 @@ class LiveGame:
             raise ConnectionError("the live connection dropped during the move") from exc
         finally:
             self._pending.pop(request_id, None)
+
+    async def _pace(self) -> None:
+        """Wait until a message may go without going over :data:`PACE` a second."""
+        async with self._pacing:
+            now = time.monotonic()
+            self._allowance = min(BURST, self._allowance + (now - self._allowance_at) * PACE)
+            self._allowance_at = now
+            if self._allowance < 1:
+                await asyncio.sleep((1 - self._allowance) / PACE)
+                self._allowance, self._allowance_at = 1.0, time.monotonic()
+            self._allowance -= 1
 
     # ---- the reader -----------------------------------------------------------------------
 
