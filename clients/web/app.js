@@ -91,14 +91,14 @@ screen.attach({
   pause: new Pause({ screen, api, board, notices }),
   result: new ResultPanel($("result"), {
     api, leaderboards, notices,
-    onAgain: () => again(),
+    onAgain: () => focusBoardAfter(again()),
     onReplay: (id) => openReplay(id),
     onShare: (id) => share.open(id),
   }),
 });
 const daily = new DailyMenu($("daily-wrap"), {
   noGuess: () => Boolean(prefs.noGuess),
-  onChoose: (preset) => screen.start(dailySettings(prefs, preset)),
+  onChoose: (preset) => focusBoardAfter(screen.start(dailySettings(prefs, preset)), { from: $("daily-button") }),
 });
 const custom = new CustomDialog($("custom-dialog"), {
   start: (settings, options) => screen.start({ ...settings, ...gameOptions(prefs), no_guess: settings.no_guess }, options),
@@ -200,7 +200,26 @@ function showView(next) {
   if (next === "game") {
     screen.render();
     screen.fit({ force: true });
+    // "Back to the game" went with the replay or the profile: the board takes the keys.
+    if (focusLost()) board.focus();
   }
+}
+
+/** Whether the keyboard focus has fallen to the page: its control went, or was hidden. */
+function focusLost() {
+  const el = document.activeElement;
+  return !el || el === document.body || !el.isConnected || Boolean(el.closest("[hidden]"));
+}
+
+/**
+ * Once the game that `pending` puts on screen is there, the board takes the keyboard focus
+ * if the control that had it went (a result's "Play again"), or is `from` (the Daily
+ * button, which holds it while its board is made). A game that did not come leaves it.
+ */
+async function focusBoardAfter(pending, { from = null } = {}) {
+  const shown = await pending;
+  if (shown === false || pageView !== "game" || !screen.current) return;
+  if (focusLost() || (from && document.activeElement === from)) board.focus();
 }
 
 /** The replay of game `id`; "Back" returns to what was on screen. */
@@ -281,7 +300,7 @@ function closeReplay() {
   const id = c ? c.id : r.kind === "replay" ? r.id : null;
   const hash = c ? `#/${c.mode === "play" ? "game" : "watch"}/${c.id}` : id ? `#/game/${id}` : "";
   history.replaceState(null, "", location.pathname + hash);
-  route();
+  focusBoardAfter(route());
 }
 
 // ---- controls and keys -----------------------------------------------------------------

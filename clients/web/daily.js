@@ -19,7 +19,8 @@ export class DailyMenu {
     this.menu.addEventListener("keydown", (e) => this.onKey(e));
     for (const b of this.menu.querySelectorAll("[data-daily]")) {
       b.addEventListener("click", () => {
-        this.close();
+        // The focus goes back to the button, not to the page, while the board is made.
+        this.close({ focus: this.menu.contains(document.activeElement) });
         onChoose(b.dataset.daily);
       });
     }

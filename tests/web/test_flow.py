@@ -306,6 +306,26 @@ def test_the_skip_link_focuses_the_board_and_keeps_the_game(api: Api, ms: Minesw
     assert ms.status() == "lost" and ms.game_id == gid
 
 
+def test_a_daily_board_chosen_from_the_keyboard_gets_the_focus(ms: Minesweeper) -> None:
+    ms.goto()
+    before = ms.game_id
+    daily = ms.page.get_by_role("button", name="Daily")
+    daily.focus()
+    ms.page.keyboard.press("Enter")
+    menu = ms.page.locator("#daily-menu")
+    expect(menu.get_by_role("button", name="Beginner")).to_be_focused()
+    ms.page.keyboard.press("ArrowDown")
+    ms.page.keyboard.press("Enter")
+    expect(menu).to_be_hidden()
+    expect(ms.page).not_to_have_url(re.compile(before))
+    expect(ms.page.locator('#game-tags [data-tag="daily"]')).to_be_visible()
+    # The menu went: the keyboard is on the new board, on a cell in view.
+    focused = ms.page.locator("#board [role=gridcell]:focus")
+    expect(focused).to_have_count(1)
+    expect_in_view(focused)
+    assert ms.size() == (16, 16)
+
+
 # ---- 4. notices cover no control and go with the game they are about ------------------------
 
 
