@@ -261,6 +261,9 @@ function showPlayer(p, registered) {
   $("player-label").textContent = p ? p.name : "Player";
   button.href = `#/player/${p ? p.id : "me"}`;
   button.title = p ? `Your profile: ${p.name}` : "Your profile";
+  // Another name takes another width: the header, then the board under it, fit again.
+  fitHeader();
+  screen.fit();
   if (registered && p) {
     greeting = true;
     greet();
@@ -301,6 +304,57 @@ function closeReplay() {
   const hash = c ? `#/${c.mode === "play" ? "game" : "watch"}/${c.id}` : id ? `#/game/${id}` : "";
   history.replaceState(null, "", location.pathname + hash);
   focusBoardAfter(route());
+}
+
+// ---- the header ------------------------------------------------------------------------
+
+// Windows this narrow or less lay the header out in rows of their own (style.css).
+const PHONE_WIDTH = 560;
+
+/**
+ * Keep the header on one line on a desktop, giving up no more than that takes:
+ * `data-fit` on the top bar is "full" (every label, the whole name), "icons" (Play online
+ * and Leaderboards as icons, named in their tooltips), "short" (a long name cut too, whole
+ * in its tooltip) or "tight" (all that, closer together). A window too narrow even for
+ * "tight" gets the fullest of them that takes the fewest lines; a phone's header has rows
+ * of its own ("phone").
+ */
+function fitHeader() {
+  const bar = document.querySelector(".topbar");
+  if (!bar) return;
+  if (document.documentElement.clientWidth <= PHONE_WIDTH) {
+    bar.dataset.fit = "phone";
+  } else {
+    let best = null;
+    for (const fit of ["full", "icons", "short", "tight"]) {
+      bar.dataset.fit = fit;
+      const lines = lineCount(bar);
+      if (!best || lines < best.lines) best = { fit, lines };
+      if (lines === 1) break;
+    }
+    bar.dataset.fit = best.fit;
+  }
+  // A button shown as its icon only still says its name to a pointer held over it.
+  for (const button of bar.querySelectorAll(".top-button:has(.wide-only)")) {
+    const name = button.querySelector(".wide-only").textContent.trim();
+    const title = button.getAttribute("title") || "";
+    if (!title.toLowerCase().startsWith(name.toLowerCase())) {
+      button.title = title ? `${name}: ${title[0].toLowerCase()}${title.slice(1)}` : name;
+    }
+  }
+}
+
+/** On how many lines the header's items sit. */
+function lineCount(bar) {
+  const middles = [...bar.children]
+    .flatMap((el) => (el.classList.contains("top-tools") ? [...el.children] : [el]))
+    .filter((el) => el.offsetParent !== null)
+    .map((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top + r.height / 2;
+    })
+    .sort((a, b) => a - b);
+  return middles.filter((m, i) => i === 0 || m - middles[i - 1] > 12).length;
 }
 
 // ---- controls and keys -----------------------------------------------------------------
@@ -406,6 +460,7 @@ function wire() {
   window.addEventListener("resize", () => {
     cancelAnimationFrame(resizeFrame);
     resizeFrame = requestAnimationFrame(() => {
+      fitHeader();
       if (pageView === "replay") viewer.fit();
       else screen.fit({ force: true });
     });
@@ -420,6 +475,12 @@ function wire() {
 }
 
 wire();
+fitHeader();
+// The header's words take their room once the page's font is in.
+document.fonts?.ready.then(() => {
+  fitHeader();
+  screen.fit();
+});
 screen.render();
 route();
 me.ready(); // the first visit makes the guest player, even with no new game to make
