@@ -18,7 +18,7 @@ import { Api } from "./api.js";
 import { Board } from "./board.js";
 import { ServerClock } from "./clock.js";
 import { CustomDialog } from "./custom.js";
-import { DailyMenu } from "./daily.js";
+import { DailyMenu, playedNote } from "./daily.js";
 import { Hints } from "./hints.js";
 import { calendarIcon, flagIcon, hintIcon, linkIcon, personIcon, trophyIcon } from "./icons.js";
 import { Leaderboards } from "./leaderboard.js";
@@ -98,7 +98,8 @@ screen.attach({
 });
 const daily = new DailyMenu($("daily-wrap"), {
   noGuess: () => Boolean(prefs.noGuess),
-  onChoose: (preset) => focusBoardAfter(screen.start(dailySettings(prefs, preset)), { from: $("daily-button") }),
+  played: (noGuess) => dailyPlays(noGuess),
+  onChoose: (preset) => startDaily(preset),
 });
 const custom = new CustomDialog($("custom-dialog"), {
   start: (settings, options) => screen.start({ ...settings, ...gameOptions(prefs), no_guess: settings.no_guess }, options),
@@ -218,8 +219,9 @@ function focusLost() {
  */
 async function focusBoardAfter(pending, { from = null } = {}) {
   const shown = await pending;
-  if (shown === false || pageView !== "game" || !screen.current) return;
+  if (shown === false || pageView !== "game" || !screen.current) return shown;
   if (focusLost() || (from && document.activeElement === from)) board.focus();
+  return shown;
 }
 
 /** The replay of game `id`; "Back" returns to what was on screen. */
@@ -242,6 +244,62 @@ function again() {
   }
   if (c && c.mode === "play" && !c.game.player && me.id) return screen.start(settingsLike(prefs, c.game));
   return screen.again();
+}
+
+// ---- daily boards ----------------------------------------------------------------------
+
+// How many games a player's recent list holds: a full one may have let go of today's.
+const RECENT_GAMES = 20;
+
+/** Today's date where the daily boards are made: the service's UTC day. */
+const today = () => new Date(clock.now()).toISOString().slice(0, 10);
+
+/**
+ * This browser's player's finished games of today's daily boards of one kind (no-guess or
+ * classic), by preset: { expert: [{ id, won, elapsedMs, assisted }], ... }. From the
+ * player's recent games, and today's leaderboards when those may have let go of some.
+ */
+async function dailyPlays(noGuess) {
+  const p = await me.ready();
+  if (!p) return {};
+  const date = today();
+  const found = new Map();
+  const add = (preset, play) => {
+    if (!found.has(preset)) found.set(preset, new Map());
+    found.get(preset).set(play.id, play);
+  };
+  const view = await api.me(p.token);
+  const recent = view.recent || [];
+  for (const r of recent) {
+    if (r.kind === "game" && r.preset && r.daily === date && Boolean(r.no_guess) === noGuess) {
+      add(r.preset, { id: r.id, won: r.result === "won", elapsedMs: r.elapsed_ms, assisted: r.assisted });
+    }
+  }
+  const oldest = recent[recent.length - 1];
+  if (recent.length >= RECENT_GAMES && oldest && oldest.ended_at.slice(0, 10) >= date) {
+    await Promise.all(Object.keys(PRESETS).map(async (preset) => {
+      const { entries } = await api.leaderboard(preset, { noGuess, date, limit: 100 });
+      for (const e of entries) {
+        if (e.player_id === p.id) add(preset, { id: e.game_id, won: true, elapsedMs: e.elapsed_ms, assisted: false });
+      }
+    }));
+  }
+  return Object.fromEntries([...found].map(([preset, plays]) => [preset, [...plays.values()]]));
+}
+
+/**
+ * Today's board of `preset`. One the player already played today opens with a notice
+ * saying how that went and what another go does.
+ */
+async function startDaily(preset) {
+  const settings = dailySettings(prefs, preset);
+  const played = dailyPlays(settings.no_guess).catch(() => ({}));
+  const shown = await focusBoardAfter(screen.start(settings), { from: $("daily-button") });
+  const c = screen.current;
+  if (!shown || !c || !c.game.daily || c.game.preset !== preset) return;
+  const plays = ((await played)[preset] || []).filter((play) => play.id !== c.id);
+  const note = playedNote(plays);
+  if (note && c === screen.current) notices.toast(note, { about: c.id, timeout: 20000, key: "daily-played" });
 }
 
 /** A player's profile; "Back" returns to what was on screen. */

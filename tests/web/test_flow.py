@@ -241,6 +241,40 @@ def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
         ctx.close()
 
 
+def test_a_daily_board_played_today_says_so_before_another_go(
+    api: Api, ms: Minesweeper
+) -> None:
+    ms.goto()
+    open_daily(ms, "intermediate")
+    first = ms.game_id
+    win_like_a_person(api, ms, daily_mines(api, "intermediate"))
+    result = ms.page.locator("#result")
+    expect(result).to_contain_text("You won!")
+    time_text = result.locator('[data-stat="time"] dd').inner_text()
+
+    # Before choosing it again: the menu says it was played, how, and what another go does.
+    ms.page.get_by_role("button", name="Daily").click()
+    menu = ms.page.locator("#daily-menu")
+    again = menu.locator('[data-daily="intermediate"]')
+    expect(again).to_contain_text(f"played today: won in {time_text}")
+    expect(menu.locator('[data-daily="beginner"]')).not_to_contain_text("played")
+    expect(menu).to_contain_text(
+        "Another go counts in your stats, and a win without a hint makes a new leaderboard entry."
+    )
+    expect_in_view(again)
+
+    # And as it opens: a fresh game of the same board, with a notice saying so.
+    again.click()
+    expect(ms.page).not_to_have_url(re.compile(first))
+    notice = ms.page.locator(".toast", has_text="You played this board today")
+    expect(notice).to_contain_text(f"won in {time_text}.")
+    expect(notice).to_contain_text("a win without a hint makes a new leaderboard entry")
+    expect_uncovered(notice)
+    assert api.get(ms.game_id)["daily"] == api.get(first)["daily"]
+    # The controls stay clear of it.
+    assert not overlap(box(notice), box(ms.page.locator(".controls")))
+
+
 # ---- 2. nothing moves the board during play ------------------------------------------------
 
 
