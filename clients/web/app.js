@@ -18,7 +18,7 @@ import { Api } from "./api.js";
 import { Board } from "./board.js";
 import { ServerClock } from "./clock.js";
 import { CustomDialog } from "./custom.js";
-import { DailyMenu } from "./daily.js";
+import { DailyMenu, playedNote } from "./daily.js";
 import { Hints } from "./hints.js";
 import { calendarIcon, flagIcon, hintIcon, linkIcon, personIcon, trophyIcon } from "./icons.js";
 import { Leaderboards } from "./leaderboard.js";
@@ -91,14 +91,15 @@ screen.attach({
   pause: new Pause({ screen, api, board, notices }),
   result: new ResultPanel($("result"), {
     api, leaderboards, notices,
-    onAgain: () => again(),
+    onAgain: () => focusBoardAfter(again()),
     onReplay: (id) => openReplay(id),
     onShare: (id) => share.open(id),
   }),
 });
 const daily = new DailyMenu($("daily-wrap"), {
   noGuess: () => Boolean(prefs.noGuess),
-  onChoose: (preset) => screen.start(dailySettings(prefs, preset)),
+  played: (noGuess) => dailyPlays(noGuess),
+  onChoose: (preset) => startDaily(preset),
 });
 const custom = new CustomDialog($("custom-dialog"), {
   start: (settings, options) => screen.start({ ...settings, ...gameOptions(prefs), no_guess: settings.no_guess }, options),
@@ -200,7 +201,27 @@ function showView(next) {
   if (next === "game") {
     screen.render();
     screen.fit({ force: true });
+    // "Back to the game" went with the replay or the profile: the board takes the keys.
+    if (focusLost()) board.focus();
   }
+}
+
+/** Whether the keyboard focus has fallen to the page: its control went, or was hidden. */
+function focusLost() {
+  const el = document.activeElement;
+  return !el || el === document.body || !el.isConnected || Boolean(el.closest("[hidden]"));
+}
+
+/**
+ * Once the game that `pending` puts on screen is there, the board takes the keyboard focus
+ * if the control that had it went (a result's "Play again"), or is `from` (the Daily
+ * button, which holds it while its board is made). A game that did not come leaves it.
+ */
+async function focusBoardAfter(pending, { from = null } = {}) {
+  const shown = await pending;
+  if (shown === false || pageView !== "game" || !screen.current) return shown;
+  if (focusLost() || (from && document.activeElement === from)) board.focus();
+  return shown;
 }
 
 /** The replay of game `id`; "Back" returns to what was on screen. */
@@ -225,6 +246,62 @@ function again() {
   return screen.again();
 }
 
+// ---- daily boards ----------------------------------------------------------------------
+
+// How many games a player's recent list holds: a full one may have let go of today's.
+const RECENT_GAMES = 20;
+
+/** Today's date where the daily boards are made: the service's UTC day. */
+const today = () => new Date(clock.now()).toISOString().slice(0, 10);
+
+/**
+ * This browser's player's finished games of today's daily boards of one kind (no-guess or
+ * classic), by preset: { expert: [{ id, won, elapsedMs, assisted }], ... }. From the
+ * player's recent games, and today's leaderboards when those may have let go of some.
+ */
+async function dailyPlays(noGuess) {
+  const p = await me.ready();
+  if (!p) return {};
+  const date = today();
+  const found = new Map();
+  const add = (preset, play) => {
+    if (!found.has(preset)) found.set(preset, new Map());
+    found.get(preset).set(play.id, play);
+  };
+  const view = await api.me(p.token);
+  const recent = view.recent || [];
+  for (const r of recent) {
+    if (r.kind === "game" && r.preset && r.daily === date && Boolean(r.no_guess) === noGuess) {
+      add(r.preset, { id: r.id, won: r.result === "won", elapsedMs: r.elapsed_ms, assisted: r.assisted });
+    }
+  }
+  const oldest = recent[recent.length - 1];
+  if (recent.length >= RECENT_GAMES && oldest && oldest.ended_at.slice(0, 10) >= date) {
+    await Promise.all(Object.keys(PRESETS).map(async (preset) => {
+      const { entries } = await api.leaderboard(preset, { noGuess, date, limit: 100 });
+      for (const e of entries) {
+        if (e.player_id === p.id) add(preset, { id: e.game_id, won: true, elapsedMs: e.elapsed_ms, assisted: false });
+      }
+    }));
+  }
+  return Object.fromEntries([...found].map(([preset, plays]) => [preset, [...plays.values()]]));
+}
+
+/**
+ * Today's board of `preset`. One the player already played today opens with a notice
+ * saying how that went and what another go does.
+ */
+async function startDaily(preset) {
+  const settings = dailySettings(prefs, preset);
+  const played = dailyPlays(settings.no_guess).catch(() => ({}));
+  const shown = await focusBoardAfter(screen.start(settings), { from: $("daily-button") });
+  const c = screen.current;
+  if (!shown || !c || !c.game.daily || c.game.preset !== preset) return;
+  const plays = ((await played)[preset] || []).filter((play) => play.id !== c.id);
+  const note = playedNote(plays);
+  if (note && c === screen.current) notices.toast(note, { about: c.id, timeout: 20000, key: "daily-played" });
+}
+
 /** A player's profile; "Back" returns to what was on screen. */
 function openProfile(id, { rename = false } = {}) {
   const hash = `#/player/${id}`;
@@ -242,6 +319,9 @@ function showPlayer(p, registered) {
   $("player-label").textContent = p ? p.name : "Player";
   button.href = `#/player/${p ? p.id : "me"}`;
   button.title = p ? `Your profile: ${p.name}` : "Your profile";
+  // Another name takes another width: the header, then the board under it, fit again.
+  fitHeader();
+  screen.fit();
   if (registered && p) {
     greeting = true;
     greet();
@@ -281,7 +361,58 @@ function closeReplay() {
   const id = c ? c.id : r.kind === "replay" ? r.id : null;
   const hash = c ? `#/${c.mode === "play" ? "game" : "watch"}/${c.id}` : id ? `#/game/${id}` : "";
   history.replaceState(null, "", location.pathname + hash);
-  route();
+  focusBoardAfter(route());
+}
+
+// ---- the header ------------------------------------------------------------------------
+
+// Windows this narrow or less lay the header out in rows of their own (style.css).
+const PHONE_WIDTH = 560;
+
+/**
+ * Keep the header on one line on a desktop, giving up no more than that takes:
+ * `data-fit` on the top bar is "full" (every label, the whole name), "icons" (Play online
+ * and Leaderboards as icons, named in their tooltips), "short" (a long name cut too, whole
+ * in its tooltip) or "tight" (all that, closer together). A window too narrow even for
+ * "tight" gets the fullest of them that takes the fewest lines; a phone's header has rows
+ * of its own ("phone").
+ */
+function fitHeader() {
+  const bar = document.querySelector(".topbar");
+  if (!bar) return;
+  if (document.documentElement.clientWidth <= PHONE_WIDTH) {
+    bar.dataset.fit = "phone";
+  } else {
+    let best = null;
+    for (const fit of ["full", "icons", "short", "tight"]) {
+      bar.dataset.fit = fit;
+      const lines = lineCount(bar);
+      if (!best || lines < best.lines) best = { fit, lines };
+      if (lines === 1) break;
+    }
+    bar.dataset.fit = best.fit;
+  }
+  // A button shown as its icon only still says its name to a pointer held over it.
+  for (const button of bar.querySelectorAll(".top-button:has(.wide-only)")) {
+    const name = button.querySelector(".wide-only").textContent.trim();
+    const title = button.getAttribute("title") || "";
+    if (!title.toLowerCase().startsWith(name.toLowerCase())) {
+      button.title = title ? `${name}: ${title[0].toLowerCase()}${title.slice(1)}` : name;
+    }
+  }
+}
+
+/** On how many lines the header's items sit. */
+function lineCount(bar) {
+  const middles = [...bar.children]
+    .flatMap((el) => (el.classList.contains("top-tools") ? [...el.children] : [el]))
+    .filter((el) => el.offsetParent !== null)
+    .map((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top + r.height / 2;
+    })
+    .sort((a, b) => a - b);
+  return middles.filter((m, i) => i === 0 || m - middles[i - 1] > 12).length;
 }
 
 // ---- controls and keys -----------------------------------------------------------------
@@ -387,6 +518,7 @@ function wire() {
   window.addEventListener("resize", () => {
     cancelAnimationFrame(resizeFrame);
     resizeFrame = requestAnimationFrame(() => {
+      fitHeader();
       if (pageView === "replay") viewer.fit();
       else screen.fit({ force: true });
     });
@@ -401,6 +533,12 @@ function wire() {
 }
 
 wire();
+fitHeader();
+// The header's words take their room once the page's font is in.
+document.fonts?.ready.then(() => {
+  fitHeader();
+  screen.fit();
+});
 screen.render();
 route();
 me.ready(); // the first visit makes the guest player, even with no new game to make

@@ -31,6 +31,18 @@ const OVERVIEW = { width: 120, height: 34 };
 
 const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
 
+/**
+ * The cell size as the zoom bar says it (CSS pixels): whole from 10 px up, tenths below,
+ * two digits under 1 px (a huge board's whole view: "0.36 px"), so it never says "0 px"
+ * and each zoom step changes what it says.
+ */
+export function cellSizeText(size) {
+  if (!(size > 0)) return "0";
+  if (size >= 9.95) return String(Math.round(size));
+  const text = size >= 1 ? size.toFixed(1) : size.toPrecision(2);
+  return text.replace(/\.?0+$/, "");
+}
+
 /** Whether the main pointer is a finger. */
 export function coarsePointer() {
   return matchMedia("(pointer: coarse)").matches;
@@ -221,8 +233,9 @@ export class BoardView {
     if (settled) this.settle();
     this.els.area.dataset.zoom = size < minPlayableCell() - 0.01 ? "small" : "play";
     if (this.els.size) {
-      this.els.size.textContent = `${Math.round(size)} px`;
-      this.els.size.setAttribute("aria-label", `Cell size ${Math.round(size)} pixels: fit the window`);
+      const text = cellSizeText(size);
+      this.els.size.textContent = `${text} px`;
+      this.els.size.setAttribute("aria-label", `Cell size ${text} pixels: fit the window`);
     }
   }
 

@@ -65,6 +65,15 @@ export class Screen {
       watchBanner: $("watch-banner"),
       watchText: $("watch-text"),
     };
+    // The result grows after it is shown (its rank on a leaderboard, the final stats come
+    // later): the board makes room for it at the next frame, so its buttons stay in view.
+    if (typeof ResizeObserver === "function") {
+      let frame = 0;
+      new ResizeObserver(() => {
+        cancelAnimationFrame(frame);
+        frame = requestAnimationFrame(() => this.fit());
+      }).observe($("result"));
+    }
   }
 
   attach({ panel, hints, pause, result }) {

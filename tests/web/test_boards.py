@@ -1,10 +1,13 @@
-"""Boards of every size in the page: a million cells played and watched, and expert on a
-phone played by touch, with pinch and zoom."""
+"""Boards of every size in the page: a million cells played and watched, the cell size
+such a board's whole view shows, and expert on a phone played by touch, with pinch and
+zoom."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+import pytest
 
 from tests.web.support import PHONE, Api, mine_layout, require_chromium
 
@@ -91,6 +94,57 @@ def test_a_million_cells_played_and_watched(api: Api, ms: Minesweeper, new_ms: A
     expect(ms.page.locator("#board-area")).to_have_attribute("data-more", "left up")
     expect(ms.page.locator("#view-where")).to_contain_text("columns")
     assert ms.status() == "playing"
+
+
+SIZE_TEXT = re.compile(r"^(\d+(\.\d+)?) px$")
+
+
+@pytest.mark.parametrize("device", [
+    {"viewport": {"width": 1280, "height": 720}},
+    {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+     "device_scale_factor": 3},
+])
+def test_a_huge_boards_whole_view_says_its_true_cell_size(
+    api: Api, browser: Browser, live_server: str, device: dict[str, Any]
+) -> None:
+    game, token = api.create(width=1000, height=1000, mines=150_000, seed=1618)
+    ctx = browser.new_context(**device)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.play(game["id"], token)
+        size = ms.page.locator("#cell-size")
+
+        def shown() -> float:
+            text = size.inner_text()
+            m = SIZE_TEXT.match(text)
+            assert m, text
+            return float(m.group(1))
+
+        ms.page.get_by_role("button", name="Whole board").click()
+        expect(ms.page.locator("#board-area")).to_have_attribute("data-more", "")
+        # Cells a fraction of a pixel wide: said as such, never "0 px".
+        expect(size).not_to_have_text("0 px")
+        whole = shown()
+        assert 0 < whole < 1
+        assert abs(whole - cell_size(ms)) <= 0.01, (whole, cell_size(ms))
+        label = f"Cell size {size.inner_text().removesuffix(' px')} pixels: fit the window"
+        expect(size).to_have_attribute("aria-label", label)
+        # Every press of + shows a bigger size.
+        last = whole
+        for _ in range(3):
+            before = size.inner_text()
+            ms.page.get_by_role("button", name="Zoom in").click()
+            expect(size).not_to_have_text(before)
+            now = shown()
+            assert now > last, (last, now)
+            last = now
+        # The size is read whole, inside the window.
+        box = size.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= device["viewport"]["width"]
+        assert size.evaluate("e => e.scrollWidth <= e.clientWidth")
+        assert not ms.errors
+    finally:
+        ctx.close()
 
 
 def touch(cdp: CDPSession, kind: str, *points: tuple[float, float]) -> None:

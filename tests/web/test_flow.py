@@ -1,17 +1,21 @@
 """What a player sees around the board, on a desktop and on a phone: the end of a game in
-view, a board that stays put while the game goes on, a skip link that keeps the game,
-notices that cover no control, switches that reach an untouched board, counters past 999
-and a spectator told about hints."""
+view (a ranked win's too), a board that stays put while the game goes on, a skip link that
+keeps the game, notices that cover no control, switches that reach an untouched board,
+counters past 999 and a spectator told about hints."""
 
 from __future__ import annotations
 
+import json
+import random
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.web.support import DEVICES, Api, Box, mine_layout, require_chromium
+from service.api.held import FASTEST_MEDIAN_GAP_MS, HUMAN_BBBV_PER_S
+from tests.web.support import DEVICES, Api, Box, Cell, mine_layout, require_chromium
 
 require_chromium()
 
@@ -132,6 +136,145 @@ def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, lev
             assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), label.inner_text()
 
 
+def daily_mines(api: Api, preset: str) -> set[Cell]:
+    """Where the mines of today's daily board are: the same for everyone, so a game of it
+    of one's own played to its end shows them."""
+    game, token = api.create(daily=preset)
+    board = [list(row) for row in game["board"]]
+    status = game["status"]
+    for y, row in enumerate(board):
+        for x in range(len(row)):
+            if status in ("won", "lost"):
+                break
+            if board[y][x] == "#":
+                diff = api.move(game["id"], token, "reveal", x, y)
+                for cx, cy, ch in diff["cells"]:
+                    if len(ch) == 1:
+                        board[cy][cx] = ch
+                status = diff["status"]
+    final = api.get(game["id"])["board"]
+    return {(x, y) for y, row in enumerate(final) for x, ch in enumerate(row) if ch in "*XF"}
+
+
+def open_daily(ms: Minesweeper, preset: str) -> None:
+    """Choose today's board of ``preset`` from the Daily menu, and wait for it."""
+    before = ms.game_id
+    ms.page.get_by_role("button", name="Daily").click()
+    ms.page.locator("#daily-menu").get_by_role("button", name=preset.capitalize()).click()
+    expect(ms.page).not_to_have_url(re.compile(before))
+    expect(ms.page.locator('#game-tags [data-tag="daily"]')).to_be_visible()
+
+
+def win_like_a_person(api: Api, ms: Minesweeper, mines: set[Cell]) -> None:
+    """Clear the board on screen through the API, with the page's token, at a pace a
+    person could keep (moves tens of milliseconds apart, no faster than the human records
+    of its preset), so the win is ranked rather than held."""
+    gid = ms.game_id
+    kept = ms.page.evaluate(f"localStorage.getItem('minesweeper.token.{gid}')")
+    token = json.loads(kept)["token"]
+    view = api.get(gid)
+    least = view["stats"]["bbbv"] / HUMAN_BBBV_PER_S[view["preset"]] + 0.5
+    board = [list(row) for row in view["board"]]
+    todo = [(x, y) for y, row in enumerate(board) for x in range(len(row))
+            if (x, y) not in mines and board[y][x] == "#"]
+    started = 0.0
+    while todo:
+        x, y = todo.pop(0)
+        if board[y][x] != "#":
+            continue
+        if not any(board[cy][cx] == "#" for cx, cy in todo if (cx, cy) not in mines):
+            # The last move: no sooner than a person could have come to it.
+            time.sleep(max(0.0, started + least - time.monotonic()))
+        diff = api.move(gid, token, "reveal", x, y)
+        started = started or time.monotonic()
+        for cx, cy, ch in diff["cells"]:
+            if len(ch) == 1:
+                board[cy][cx] = ch
+        if diff["status"] == "won":
+            return
+        time.sleep(random.uniform(1.2, 2.4) * FASTEST_MEDIAN_GAP_MS / 1000)
+    raise AssertionError("the board was not won")
+
+
+def wait_in_view(locator: Locator, timeout: float = 5.0) -> None:
+    """``expect_in_view``, once the page has had a moment to lay itself out again."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        b = locator.bounding_box()
+        w, h = viewport(locator.page)
+        if b and b["y"] >= 0 and b["y"] + b["height"] <= h + 0.5 and b["x"] + b["width"] <= w + 0.5:
+            break
+        locator.page.wait_for_timeout(100)
+    expect_in_view(locator)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
+    api: Api, browser: Browser, live_server: str, size: tuple[int, int]
+) -> None:
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    ctx.set_default_timeout(15_000)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        open_daily(ms, "intermediate")
+        win_like_a_person(api, ms, daily_mines(api, "intermediate"))
+        result = ms.page.locator("#result")
+        expect(result).to_contain_text("You won!")
+        # Its rank comes once the leaderboard is read, after the result is on the screen:
+        # the board makes room for that line too.
+        expect(ms.page.locator("#result-note")).to_contain_text("Ranked #")
+        for name in ("Play again", "Watch replay", "Share this game"):
+            wait_in_view(result.get_by_role("button", name=name))
+        expect_in_view(ms.page.locator("#result-note"))
+        expect_in_view(ms.page.locator("#face"))
+        assert ms.page.evaluate("scrollY") == 0
+        # The whole board is seen beside it.
+        area = ms.page.locator("#board-area")
+        expect(area).to_have_attribute("data-more", "")
+        expect_in_view(area)
+        w, h = ms.size()
+        for x, y in ((0, 0), (w - 1, h - 1)):
+            inner(box(ms.cell(x, y)), box(area))
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def test_a_daily_board_played_today_says_so_before_another_go(
+    api: Api, ms: Minesweeper
+) -> None:
+    ms.goto()
+    open_daily(ms, "intermediate")
+    first = ms.game_id
+    win_like_a_person(api, ms, daily_mines(api, "intermediate"))
+    result = ms.page.locator("#result")
+    expect(result).to_contain_text("You won!")
+    time_text = result.locator('[data-stat="time"] dd').inner_text()
+
+    # Before choosing it again: the menu says it was played, how, and what another go does.
+    ms.page.get_by_role("button", name="Daily").click()
+    menu = ms.page.locator("#daily-menu")
+    again = menu.locator('[data-daily="intermediate"]')
+    expect(again).to_contain_text(f"played today: won in {time_text}")
+    expect(menu.locator('[data-daily="beginner"]')).not_to_contain_text("played")
+    expect(menu).to_contain_text(
+        "Another go counts in your stats, and a win without a hint makes a new leaderboard entry."
+    )
+    expect_in_view(again)
+
+    # And as it opens: a fresh game of the same board, with a notice saying so.
+    again.click()
+    expect(ms.page).not_to_have_url(re.compile(first))
+    notice = ms.page.locator(".toast", has_text="You played this board today")
+    expect(notice).to_contain_text(f"won in {time_text}.")
+    expect(notice).to_contain_text("a win without a hint makes a new leaderboard entry")
+    expect_uncovered(notice)
+    assert api.get(ms.game_id)["daily"] == api.get(first)["daily"]
+    # The controls stay clear of it.
+    assert not overlap(box(notice), box(ms.page.locator(".controls")))
+
+
 # ---- 2. nothing moves the board during play ------------------------------------------------
 
 
@@ -195,6 +338,26 @@ def test_the_skip_link_focuses_the_board_and_keeps_the_game(api: Api, ms: Minesw
     skip_to_board()
     expect(ms.page.locator("#result")).to_be_visible()
     assert ms.status() == "lost" and ms.game_id == gid
+
+
+def test_a_daily_board_chosen_from_the_keyboard_gets_the_focus(ms: Minesweeper) -> None:
+    ms.goto()
+    before = ms.game_id
+    daily = ms.page.get_by_role("button", name="Daily")
+    daily.focus()
+    ms.page.keyboard.press("Enter")
+    menu = ms.page.locator("#daily-menu")
+    expect(menu.get_by_role("button", name="Beginner")).to_be_focused()
+    ms.page.keyboard.press("ArrowDown")
+    ms.page.keyboard.press("Enter")
+    expect(menu).to_be_hidden()
+    expect(ms.page).not_to_have_url(re.compile(before))
+    expect(ms.page.locator('#game-tags [data-tag="daily"]')).to_be_visible()
+    # The menu went: the keyboard is on the new board, on a cell in view.
+    focused = ms.page.locator("#board [role=gridcell]:focus")
+    expect(focused).to_have_count(1)
+    expect_in_view(focused)
+    assert ms.size() == (16, 16)
 
 
 # ---- 4. notices cover no control and go with the game they are about ------------------------

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import random
 import re
 from typing import Any, Literal
 
 import pytest
 
-from tests.web.support import ARTIFACTS, DEVICES, PHONE, require_chromium
+from tests.web.support import ARTIFACTS, DEVICES, PHONE, Api, require_chromium
 
 require_chromium()
 
@@ -184,6 +186,67 @@ def test_the_tags_fit_a_phone(browser: Browser, live_server: str) -> None:
         # The player's name gives way before the other tags.
         if any(c for kind, c in cut.items() if kind != "player"):
             assert cut["player"], cut
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+HEADER_ITEMS = (".title", "#online-button", ".levels", "#daily-button", ".switch",
+                "#leaders-button", "#player-button")
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (1100, 800)])
+def test_the_header_keeps_to_one_line_and_names_its_buttons(
+    browser: Browser, live_server: str, api: Api, size: tuple[int, int]
+) -> None:
+    """A desktop's header is one line: the player's whole name and the buttons' words where
+    there is room for them; a button shown as its icon only is named in its tooltip."""
+    width, height = size
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        page.wait_for_function("localStorage.getItem('minesweeper.player')")
+        kept = json.loads(page.evaluate("localStorage.getItem('minesweeper.player')"))
+        # As long as a name may be (a guest's such as "CleverWombat-9021" is 17 characters).
+        name = f"CleverWombat-{random.randrange(10**6, 10**7)}"
+        r = api.http.patch("/players/me", json={"name": name},
+                           headers={"Authorization": f"Bearer {kept['token']}"})
+        assert r.status_code == 200, r.text
+        ms.goto()
+        label = page.locator("#player-label")
+        expect(label).to_have_text(name)
+
+        boxes = {}
+        for selector in HEADER_ITEMS:
+            box = page.locator(selector).bounding_box()
+            assert box, selector
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box)
+            boxes[selector] = box
+        middles = [b["y"] + b["height"] / 2 for b in boxes.values()]
+        assert max(middles) - min(middles) < 12, ("one line", boxes)
+
+        def words_shown(selector: str) -> bool:
+            box = page.locator(selector).bounding_box()
+            return bool(box and box["width"] > 20 and box["height"] > 10)
+
+        # The player's name is read whole where the header has room for it (a full HD
+        # window, a laptop's); cut short, it is whole in the tooltip.
+        whole = label.evaluate("e => e.scrollWidth <= e.clientWidth")
+        if width >= 1280:
+            assert whole, name
+        expect(page.locator("#player-button")).to_have_attribute("title", f"Your profile: {name}")
+        # Play online and Leaderboards: their words on a wide window; as icons, their names
+        # in their tooltips.
+        named = (("#online-button", "Play online"), ("#leaders-button", "Leaderboards"))
+        for button, words in named:
+            if width >= 1920:
+                assert words_shown(f"{button} .wide-only"), button
+                expect(page.locator(f"{button} .wide-only")).to_have_text(words)
+            elif not words_shown(f"{button} .wide-only"):
+                title = page.locator(button).get_attribute("title") or ""
+                assert title.startswith(words), (button, title)
         assert not ms.errors
     finally:
         ctx.close()

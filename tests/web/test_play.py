@@ -396,3 +396,29 @@ def test_the_face_starts_a_new_game_with_the_same_settings(api: Api, ms: Mineswe
     ms.page.get_by_role("button", name="Back to it").click()
     ms.wait_game(first)
     ms.expect_opened(10, 8)
+
+
+def test_play_again_gives_the_keyboard_to_the_new_board(api: Api, ms: Minesweeper) -> None:
+    settings, mines = seeded(api, 778)
+    open_seeded(api, ms, settings)
+    first = ms.game_id
+    ms.cell(*FIRST).click()
+    ms.expect_opened(*FIRST)
+    ms.cell(*sorted(mines)[0]).click()
+    again = ms.page.locator("#result").get_by_role("button", name="Play again")
+    expect(again).to_be_visible()
+
+    # From the keyboard: the button goes with the result, and the focus goes to the board
+    # of the new game, not to the page.
+    again.focus()
+    ms.page.keyboard.press("Enter")
+    expect(ms.page).not_to_have_url(re.compile(first))
+    expect(ms.page.locator("#result")).to_be_hidden()
+    focused = ms.page.locator("#board [role=gridcell]:focus")
+    expect(focused).to_have_count(1)
+    x = int(focused.get_attribute("data-x") or "-1")
+    ms.page.keyboard.press("ArrowLeft")  # the board has the keys
+    expect(ms.page.locator("#board [role=gridcell]:focus")).to_have_attribute("data-x", str(x - 1))
+    ms.page.keyboard.press("Space")  # a first click always opens an area
+    frame = ms.page.locator("#frame")
+    expect(frame).to_have_attribute("data-status", re.compile("^(playing|won)$"))

@@ -105,6 +105,8 @@ def test_a_first_visit_makes_a_guest_whose_games_are_theirs_and_who_can_rename(
     profile.get_by_role("button", name="Back to the game").click()
     ms.wait_game(game["id"])
     expect(page.locator("#game")).to_be_visible()
+    # The button went with the profile: the board has the keyboard focus, not the page.
+    expect(page.locator("#board [role=gridcell]:focus")).to_have_count(1)
     page.reload()
     expect(page.locator("#player-label")).to_have_text(renamed)
     assert kept_player(page)["id"] == player["id"]

@@ -123,10 +123,13 @@ def test_the_replay_viewer_steps_through_a_lost_game_and_names_the_fatal_click(
     expect(ms.page.get_by_role("button", name="Play the replay (Space)")).to_be_visible()
     assert replay_states(ms) == final
 
-    ms.page.get_by_role("button", name="Back to the game").click()
+    ms.page.get_by_role("button", name="Back to the game").focus()
+    ms.page.keyboard.press("Enter")
     expect(ms.page).to_have_url(re.compile(f"#/game/{gid}$"))
     expect(ms.page.locator("#game")).to_be_visible()
     expect(ms.page.locator("#result")).to_contain_text("Boom! You hit a mine.")
+    # The button went with the replay: the keyboard focus is on the board, not the page.
+    expect(ms.page.locator("#board [role=gridcell]:focus")).to_have_count(1)
 
 
 def test_a_loss_on_the_first_click_is_a_forced_guess(api: Api, ms: Minesweeper) -> None:
@@ -148,6 +151,7 @@ def test_a_loss_on_the_first_click_is_a_forced_guess(api: Api, ms: Minesweeper) 
     ms.page.get_by_role("button", name="Back to the game").click()
     expect(ms.page).to_have_url(re.compile(f"#/watch/{gid}$"))
     expect(ms.page.locator("#result")).to_contain_text("The player hit a mine.")
+    expect(ms.page.locator("#board [role=gridcell]:focus")).to_have_count(1)
 
 
 def test_a_replay_shows_what_each_move_did_even_an_explicit_mark(api: Api, ms: Minesweeper) -> None:
