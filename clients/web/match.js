@@ -6,14 +6,63 @@
 // (room.js, coop.js, online.js) draw what these answer; the service decides everything
 // (places, times, ratings): nothing here re-implements a rule.
 
+import { formatTime } from "./format.js";
 import { readJson, Redial } from "./redial.js";
 
 export const MATCH_ID = /^[0-9a-f]{32}$/;
 export const PENALTY_S = 5;
+// Seconds before a match's time limit when the page warns that time is running out.
+export const WARN_S = 10;
 
-/** The share link of match `id`: opening it shows the room, where a seat can be taken. */
-export function matchUrl(id, where = globalThis.location) {
-  return `${where.origin}${where.pathname}#/match/${id}`;
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * The share link of match `id`: opening it shows the room, where a seat can be taken. A
+ * match's view does not say how many seats it has: the link carries that (`seats`).
+ */
+export function matchUrl(id, where = globalThis.location, seats = null) {
+  return `${where.origin}${where.pathname}${seats ? `?seats=${seats}` : ""}#/match/${id}`;
+}
+
+/** The number of seats an address's `?seats=` gives (2 to 8), or null. */
+export function seatsParam(search) {
+  const n = Number(new URLSearchParams(search || "").get("seats"));
+  return Number.isInteger(n) && n >= 2 && n <= 8 ? n : null;
+}
+
+/**
+ * How many seats each room has, as far as this browser knows (the creator's choice, an
+ * invite link's, the players of the match a rematch follows): kept for the tab's life.
+ */
+export class SeatCounts {
+  constructor(store = safeSessionStorage()) {
+    this.store = store;
+  }
+
+  get(id) {
+    try {
+      const n = Number(this.store?.getItem(`minesweeper.seats.${id}`));
+      return Number.isInteger(n) && n >= 2 ? n : null;
+    } catch {
+      return null;
+    }
+  }
+
+  set(id, n) {
+    try {
+      if (n) this.store?.setItem(`minesweeper.seats.${id}`, String(n));
+    } catch {
+      // Storage full or off: the page says the seats taken only.
+    }
+  }
+}
+
+function safeSessionStorage() {
+  try {
+    return globalThis.sessionStorage ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The seat index of player `playerId` in `view`, or -1. */
@@ -103,6 +152,176 @@ export function ratingChange(before, after) {
   if (before == null || after == null) return "";
   const d = Math.round(after) - Math.round(before);
   return d > 0 ? `+${d}` : d < 0 ? `−${-d}` : "±0";
+}
+
+/** A place in words: "1st", "2nd", "3rd", "4th", "11th", "22nd". */
+export function placeWords(place) {
+  const tens = place % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[place % 10] || "th";
+  return `${place}${suffix}`;
+}
+
+/** A time limit in words: "10 min", "45 s", "1 min 30 s". */
+export function limitWords(seconds) {
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  if (!m) return `${s} s`;
+  return s ? `${m} min ${s} s` : `${m} min`;
+}
+
+/** The time left on a match's clock, in whole seconds rounded up: "9:58", "0:07". */
+export function clockWords(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+/** Milliseconds left before `endsAt` (server ms) at server time `now`, at least 0 (null: no end). */
+export function msLeft(endsAt, now) {
+  if (endsAt == null || Number.isNaN(endsAt)) return null;
+  return Math.max(0, endsAt - now);
+}
+
+/**
+ * A seat's time, saying what its penalties added: "24.149 s" without any, else
+ * "24.149 s + 5 s penalty = 29.149 s". `totalMs` is the service's time_ms (with penalties).
+ */
+export function penaltyTime(totalMs, penalties) {
+  if (!penalties) return formatTime(totalMs);
+  const added = penalties * PENALTY_S;
+  return `${formatTime(totalMs - added * 1000)} + ${added} s ${penalties === 1 ? "penalty" : "penalties"} = ${formatTime(totalMs)}`;
+}
+
+/** How many are seated: "1 of 3 seats taken", or "2 players seated" when the number of seats is not known. */
+export function seatsWords(taken, capacity = null) {
+  if (capacity && capacity >= taken) return `${taken} of ${capacity} seats taken`;
+  return `${plural(taken, "player")} seated`;
+}
+
+/**
+ * How a seat ended, as its result row says it: "24.149 s + 5 s penalty = 29.149 s" for a
+ * cleared board, "Out of time: 30 of 45 3BV" for a seat still playing when the time ran
+ * out (its 3BV decided its place), "Hit a mine", "Resigned", or "Playing".
+ */
+export function seatOutcome(seat) {
+  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  switch (seat.status) {
+    case "won":
+      return seat.time_ms != null ? penaltyTime(seat.time_ms, seat.penalties) : "Cleared";
+    case "lost":
+      // A seat lost only on a mine (under on_mine "lose") or by the match's end: the
+      // first has the time of its loss, the other none.
+      return seat.time_ms != null ? `Hit a mine: ${done}` : `Out of time: ${done}`;
+    case "resigned":
+      return `Resigned: ${done}`;
+    case "waiting":
+      return "Waiting";
+    default:
+      return "Playing";
+  }
+}
+
+/**
+ * What the panel under a match's board says once its game is over (`game`: the page's
+ * Game, or what it knows of it: id, status, elapsedMs, endedByMatch), for `playerId`:
+ * { won, title, sub, time, timeTerm, announce }, or null when the game is none of the match's:
+ * `time` is the seat's time with its penalties (the one that ranks it), so named in `timeTerm`.
+ * The service's words decide: the seat's status, time with penalties and place.
+ */
+export function endWords(view, playerId, game) {
+  if (!view || !game) return null;
+  const coop = view.mode === "coop";
+  const i = view.seats.findIndex((s) => s.game_id === game.id);
+  if (i < 0) return null;
+  const mine = seatOf(view, playerId);
+  const seat = coop && mine >= 0 ? view.seats[mine] : view.seats[i];
+  const you = coop ? mine >= 0 : seat.player.id === playerId;
+  const over = view.status === "finished";
+  const board = view.preset ? `the ${view.preset} board` : `the ${view.width} × ${view.height} board`;
+  const penalties = seat.penalties || 0;
+  const totalMs = seat.time_ms != null ? seat.time_ms : game.elapsedMs + penalties * PENALTY_S * 1000;
+  const time = penaltyTime(totalMs, penalties);
+  const stat = { time: formatTime(totalMs), timeTerm: penalties ? "Time with penalties" : "Time" };
+  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  const place = over && seat.place != null ? `${placeWords(seat.place)} place` : "";
+  const tied = over && seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
+  const words = (won, title, sub, announce = `${title} ${sub}`) => ({ won, title, sub, announce, ...stat });
+  if (coop) {
+    const team = you ? "Together you" : "The team";
+    if (game.status === "won") {
+      return words(true, you ? "Cleared together!" : "The team won!", `${team} cleared ${board} in ${time}.`);
+    }
+    if (!game.endedByMatch) return words(false, you ? "Boom! The team hit a mine." : "The team hit a mine.", `Game over after ${time}.`);
+    if (view.seats.every((s) => s.status === "resigned")) {
+      return words(false, "The match is over.", `Everybody resigned with ${done} done.`);
+    }
+    return words(false, "Out of time", `${team} did ${done} of ${board} before the time ran out.`);
+  }
+  const who = seat.player.name;
+  if (game.status === "won") {
+    if (!place) {
+      return words(true, you ? "Cleared!" : `${who} cleared the board`,
+        `Cleared ${board} in ${time}. Waiting for the others to finish.`,
+        `${you ? "You" : who} cleared the board in ${time}. Waiting for the others.`);
+    }
+    if (seat.place === 1 && !tied) return words(true, you ? "You won!" : `${who} won!`, `Cleared ${board} in ${time}: 1st place.`);
+    const title = `${you ? "" : `${who}: `}Cleared, ${tied ? `tied for ${placeWords(seat.place)}` : place}`;
+    return words(true, title, `Cleared ${board} in ${time}.`);
+  }
+  const after = place ? `: ${tied ? `tied for ${placeWords(seat.place)}` : place}` : "";
+  if (seat.status === "resigned") {
+    return words(false, you ? "You resigned" : `${who} resigned`, `Resigned with ${done} done${after}.`);
+  }
+  if (game.endedByMatch) {
+    return words(false, `Out of time${after ? `, ${after.slice(2)}` : ""}`, `${done} done when the time ran out${penalties ? `, ${plural(penalties, "mine")} hit` : ""}.`);
+  }
+  const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
+  return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)} with ${done}${after}.`
+    : `Game over after ${formatTime(game.elapsedMs)}. Waiting for the others to finish.`);
+}
+
+/**
+ * How a finished match's seat ended, for its replay's title: "Ann won", "Bob cleared
+ * the board, 2nd place", "Cy ran out of time, 1st place", "Di resigned"; co-op: the team's.
+ */
+export function replayOutcome(view, seat) {
+  if (view.mode === "coop") {
+    return view.seats.some((s) => s.status === "won") ? "the team cleared the board" : "the team did not clear the board";
+  }
+  const who = seat.player.name;
+  const tied = seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
+  const place = seat.place == null ? "" : `, ${tied ? "tied for " : ""}${placeWords(seat.place)} place`;
+  switch (seat.status) {
+    case "won":
+      return seat.place === 1 && !tied ? `${who} won` : `${who} cleared the board${place}`;
+    case "resigned":
+      return `${who} resigned`;
+    case "lost":
+      return seat.time_ms != null ? `${who} hit a mine${place}` : `${who} ran out of time${place}`;
+    default:
+      return `${who} played`;
+  }
+}
+
+/** What the room's status says during play, to `playerId` (seated or not). */
+export function playingWords(view, playerId) {
+  const coop = view.mode === "coop";
+  const i = seatOf(view, playerId);
+  if (i < 0) return coop ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
+  const seat = view.seats[i];
+  switch (seat.status) {
+    case "won":
+      return seat.time_ms != null
+        ? `Cleared in ${penaltyTime(seat.time_ms, seat.penalties)}, waiting for the others.`
+        : "Cleared, waiting for the others.";
+    case "lost":
+      return "You hit a mine: your race is over. Waiting for the others.";
+    case "resigned":
+      return coop
+        ? "You resigned: the team plays on without you."
+        : "You resigned. The others play on; the result shows when the match ends.";
+    default:
+      return coop ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+  }
 }
 
 /** How far a seat got, 0..1. */

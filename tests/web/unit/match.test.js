@@ -4,8 +4,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, MatchFeed, newPenalties, PlayerFeed, progressShare, ratingChange, rematchAsker, rematchNote,
-  rematchOffer, rematchRefusal, rematchShut, resultRows, seatRows, secondsLeft, stage, Throttle,
+  canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, penaltyTime,
+  placeWords, PlayerFeed, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
+  rematchShut, replayOutcome, resultRows, SeatCounts, seatOutcome, seatRows, seatsParam, seatsWords, secondsLeft, stage,
+  Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
 
@@ -318,5 +320,112 @@ describe("the player's feed", () => {
     assert.equal(sockets[1].closed, 1000);
     timers.advance(60_000);
     assert.equal(sockets.length, 2);
+  });
+});
+
+describe("a match's words", () => {
+  const progress = (done, bbbv = 30) => ({ progress: { bbbv_done: done, bbbv } });
+  const game = (status, extra = {}) => ({ id: A, status, elapsedMs: 24_149, endedByMatch: false, ...extra });
+
+  it("names places, time limits, the time left and the seats", () => {
+    assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 102].map(placeWords),
+      ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd"]);
+    assert.deepEqual([600, 45, 90, 3600].map(limitWords), ["10 min", "45 s", "1 min 30 s", "60 min"]);
+    assert.deepEqual([598_001, 9_000, 8_999, 0, -5].map(clockWords), ["9:59", "0:09", "0:09", "0:00", "0:00"]);
+    assert.equal(msLeft(10_000, 4_000), 6_000);
+    assert.equal(msLeft(10_000, 12_000), 0);
+    assert.equal(msLeft(Number.NaN, 0), null);
+    assert.equal(seatsWords(1, 3), "1 of 3 seats taken");
+    assert.equal(seatsWords(1, null), "1 player seated");
+    assert.equal(seatsWords(2, null), "2 players seated");
+  });
+
+  it("says what penalties added to a time", () => {
+    assert.equal(penaltyTime(29_149, 1), "24.149 s + 5 s penalty = 29.149 s");
+    assert.equal(penaltyTime(34_149, 2), "24.149 s + 10 s penalties = 34.149 s");
+    assert.equal(penaltyTime(24_149, 0), "24.149 s");
+  });
+
+  it("says how each seat ended in the result table", () => {
+    assert.equal(seatOutcome(seat("p", "A", { status: "won", time_ms: 29_149, penalties: 1 })), "24.149 s + 5 s penalty = 29.149 s");
+    assert.equal(seatOutcome(seat("p", "A", { status: "lost", ...progress(12) })), "Out of time: 12 of 30 3BV");
+    assert.equal(seatOutcome(seat("p", "A", { status: "lost", time_ms: 9_000, ...progress(3) })), "Hit a mine: 3 of 30 3BV");
+    assert.equal(seatOutcome(seat("p", "A", { status: "resigned", ...progress(0) })), "Resigned: 0 of 30 3BV");
+  });
+
+  it("tells a seat that cleared while others race that it waits, then its place", () => {
+    const racing = match({ status: "playing", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 20_000, game_id: B }),
+      seat("p2", "Bob", { status: "won", time_ms: 29_149, penalties: 1, game_id: A }),
+      seat("p3", "Cy", { status: "playing" }),
+    ] });
+    const waiting = endWords(racing, "p2", game("won"));
+    assert.equal(waiting.title, "Cleared!");
+    assert.equal(waiting.sub, "Cleared the beginner board in 24.149 s + 5 s penalty = 29.149 s. Waiting for the others to finish.");
+    assert.deepEqual([waiting.timeTerm, waiting.time], ["Time with penalties", "29.149 s"]);
+    assert.equal(playingWords(racing, "p2"), "Cleared in 24.149 s + 5 s penalty = 29.149 s, waiting for the others.");
+    assert.equal(playingWords(racing, "p3"), "Go! Clear your board first.");
+    assert.equal(playingWords(racing, "p9"), "The race is on; the boards are shown at the end.");
+
+    const over = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 20_000, place: 1, game_id: B }),
+      seat("p2", "Bob", { status: "won", time_ms: 29_149, penalties: 1, place: 2, game_id: A }),
+      seat("p3", "Cy", { status: "resigned", place: 3, game_id: "d".repeat(32) }),
+    ] });
+    const second = endWords(over, "p2", game("won"));
+    assert.equal(second.title, "Cleared, 2nd place");
+    assert.equal(second.won, true);
+    assert.equal(endWords(over, "p9", game("won")).title, "Bob: Cleared, 2nd place");
+    assert.equal(endWords(over, "p1", game("won", { id: B })).title, "You won!");
+    assert.equal(replayOutcome(over, over.seats[0]), "Ann won");
+    assert.equal(replayOutcome(over, over.seats[1]), "Bob cleared the board, 2nd place");
+    assert.equal(replayOutcome(over, over.seats[2]), "Cy resigned");
+  });
+
+  it("tells a seat out of time its 3BV and place, and a resigned seat that it resigned", () => {
+    const over = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "lost", place: 1, game_id: A, ...progress(12) }),
+      seat("p2", "Bob", { status: "resigned", place: 2, game_id: B, ...progress(1) }),
+    ] });
+    const timeUp = endWords(over, "p1", game("lost", { endedByMatch: true }));
+    assert.equal(timeUp.title, "Out of time, 1st place");
+    assert.equal(timeUp.sub, "12 of 30 3BV done when the time ran out.");
+    assert.equal(replayOutcome(over, over.seats[0]), "Ann ran out of time, 1st place");
+    const resigned = endWords(over, "p2", game("lost", { id: B, endedByMatch: true }));
+    assert.equal(resigned.title, "You resigned");
+    assert.equal(resigned.won, false);
+    assert.equal(endWords(over, "p2", game("lost", { id: "e".repeat(32) })), null, "a game of no seat");
+    const playing = match({ status: "playing", seats: [seat("p1", "Ann", { status: "resigned" }), seat("p2", "Bob", { status: "playing" })] });
+    assert.equal(playingWords(playing, "p1"), "You resigned. The others play on; the result shows when the match ends.");
+  });
+
+  it("speaks of the team in co-op, its penalties once", () => {
+    const seats = [
+      seat("p1", "Ann", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
+      seat("p2", "Bob", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
+    ];
+    const over = match({ mode: "coop", status: "finished", seats });
+    const mine = endWords(over, "p1", game("won", { elapsedMs: 35_530 }));
+    assert.equal(mine.title, "Cleared together!");
+    assert.equal(mine.sub, "Together you cleared the beginner board in 35.530 s + 5 s penalty = 40.530 s.");
+    assert.equal(endWords(over, "p9", game("won")).title, "The team won!");
+    assert.equal(replayOutcome(over, seats[0]), "the team cleared the board");
+    const playing = match({ mode: "coop", status: "playing", seats: [seat("p1", "Ann", { status: "resigned" }), seat("p2", "Bob", { status: "playing" })] });
+    assert.equal(playingWords(playing, "p1"), "You resigned: the team plays on without you.");
+    assert.equal(playingWords(playing, "p9"), "The team is playing; you are watching.");
+  });
+
+  it("carries a room's seats in its link, and keeps them for the tab", () => {
+    const where = { origin: "http://h", pathname: "/" };
+    assert.equal(matchUrl(A, where), `http://h/#/match/${A}`);
+    assert.equal(matchUrl(A, where, 3), `http://h/?seats=3#/match/${A}`);
+    assert.equal(seatsParam("?seats=3"), 3);
+    for (const bad of ["", "?seats=1", "?seats=9", "?seats=two", "?seats=2.5"]) assert.equal(seatsParam(bad), null, bad);
+    const store = new Map();
+    const counts = new SeatCounts({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) });
+    assert.equal(counts.get(A), null);
+    counts.set(A, 4);
+    assert.equal(counts.get(A), 4);
+    assert.equal(new SeatCounts(null).get(A), null, "no storage: nothing known");
   });
 });
