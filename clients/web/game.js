@@ -77,6 +77,7 @@ export class Cells {
 
 export class Game extends Cells {
   endedByMatch = false;
+  haltedMs = null;
 
   constructor(view) {
     super(view.width, view.height);
@@ -206,10 +207,19 @@ export class Game extends Cells {
     return this.blind ? null : this.version;
   }
 
+  /**
+   * A match seat that resigned moves no more, though its game goes on until the match
+   * ends it: its clock stops on the page at server time `serverNow`.
+   */
+  halt(serverNow) {
+    if (this.haltedMs == null && !this.finished) this.haltedMs = this.elapsedAt(serverNow);
+  }
+
   /** Milliseconds on the clock, given the server's current time. */
   elapsedAt(serverNow) {
     if (this.status === "ready" || this.startedAt == null) return 0;
     if (this.finished || this.paused || this.timeRef.at == null) return this.elapsedMs;
+    if (this.haltedMs != null) return this.haltedMs;
     return Math.max(0, this.timeRef.elapsed + (serverNow - this.timeRef.at));
   }
 

@@ -38,7 +38,8 @@ export class Panel {
     const status = this.game ? this.game.status : "ready";
     let kind = "smile";
     if (status === "won") kind = "win";
-    else if (status === "lost") kind = "dead";
+    // A game its match's end stopped (out of time, resigned) hit no mine.
+    else if (status === "lost" && !this.game.endedByMatch) kind = "dead";
     else if (this.isPressing) kind = "oh";
     if (this.face.dataset.face !== kind) {
       this.face.innerHTML = faceSvg(kind);

@@ -90,6 +90,20 @@ describe("Game", () => {
     assert.equal(ready.elapsedAt(Date.parse(stamp(60_000))), 0);
   });
 
+  it("stops the clock of a seat that resigned, whatever view or diff comes until the end", () => {
+    const g = new Game(view({
+      version: 3, status: "playing", started_at: stamp(0), elapsed_ms: 5000, server_time: stamp(5000),
+    }));
+    g.halt(Date.parse(stamp(6000)));
+    assert.equal(g.elapsedAt(Date.parse(stamp(9000))), 6000);
+    g.take(view({ version: 3, status: "playing", started_at: stamp(0), elapsed_ms: 8000, server_time: stamp(8000) }));
+    assert.equal(g.elapsedAt(Date.parse(stamp(20_000))), 6000, "a snapshot does not start it again");
+    g.halt(Date.parse(stamp(30_000)));
+    assert.equal(g.elapsedAt(Date.parse(stamp(30_000))), 6000, "halted once");
+    g.apply(diff(4, [], { action: "end", status: "lost", at: 600_000 }));
+    assert.equal(g.elapsedAt(Date.parse(stamp(700_000))), 600_000, "the match's end says the time");
+  });
+
   it("keeps its cells through a pause, which changes none of them", () => {
     const g = new Game(view({ version: 2, status: "playing", started_at: stamp(0), board: ["1##", "###", "###"] }));
     g.apply(diff(3, [], { action: "pause", paused: true }));
