@@ -4,13 +4,18 @@
 // private rooms (a race or a co-op match this player creates, shared by its link). Both
 // end on the match's page, #/match/<id> (room.js).
 
-import { PlayerFeed } from "./match.js";
+import { PlayerFeed, SeatCounts } from "./match.js";
 import { PRESETS } from "./profile.js";
 
 const POLL_MS = 1500;
 // Two players side by side: the header button's picture.
 const PLAYERS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"><circle cx="8" cy="8" r="3.2"/><circle cx="16.5" cy="9" r="2.7"/><path d="M2.5 19.5c.6-3.4 2.8-5.3 5.5-5.3s4.9 1.9 5.5 5.3M14.2 14.6c.7-.3 1.5-.5 2.3-.5 2.4 0 4.2 1.7 4.8 4.8"/></svg>';
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
+// The modes in a word each (a select shows no more without cutting it), and in a sentence under it.
+const MODES = {
+  race: ["Race", "Everybody plays the same board; the fastest clear wins."],
+  coop: ["Co-op", "One board, played together: every move counts for the team."],
+};
 
 function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
@@ -23,6 +28,7 @@ export class PlayOnline {
   constructor({ matches, notices, openMatch, timers = globalThis }) {
     Object.assign(this, { matches, notices, openMatch, timers });
     this.seek = null; // { id, preset, timer, feed, since }
+    this.seatCounts = new SeatCounts();
     this.build();
   }
 
@@ -49,11 +55,22 @@ export class PlayOnline {
     });
     this.seekStatus = el("p", { className: "hint online-status", id: "online-status", role: "status" });
     this.cancelButton = el("button", { type: "button", id: "online-cancel", textContent: "Stop looking", hidden: true });
-    this.cancelButton.addEventListener("click", () => this.cancelSeek());
+    this.cancelButton.addEventListener("click", () => {
+      const was = this.seek?.preset;
+      this.cancelSeek();
+      // The button went with the search: the focus goes to the board it was looking on.
+      (this.seekButtons.find((b) => b.dataset.seek === was) ?? this.seekButtons[0]).focus();
+    });
 
     this.mode = el("select", { id: "room-mode" },
-      el("option", { value: "race", textContent: "Race: same board, fastest clear wins" }),
-      el("option", { value: "coop", textContent: "Co-op: one board, played together" }));
+      ...Object.entries(MODES).map(([value, [word]]) => el("option", { value, textContent: word })));
+    this.modeHint = el("p", { className: "hint online-mode-hint", id: "room-mode-hint" });
+    this.mode.setAttribute("aria-describedby", "room-mode-hint");
+    const describeMode = () => {
+      this.modeHint.textContent = MODES[this.mode.value][1];
+    };
+    this.mode.addEventListener("change", describeMode);
+    describeMode();
     this.preset = el("select", { id: "room-preset" }, ...PRESETS.map((p) => el("option", { value: p, textContent: LABEL[p] })));
     this.seats = el("select", { id: "room-seats" }, ...[2, 3, 4, 5, 6, 7, 8].map((n) => el("option", { value: String(n), textContent: String(n) })));
     const create = el("button", { type: "button", className: "primary", id: "room-create", textContent: "Create room" });
@@ -61,19 +78,23 @@ export class PlayOnline {
     this.roomStatus = el("p", { className: "hint", role: "status" });
 
     const field = (label, control) => el("div", { className: "online-field" }, el("label", { htmlFor: control.id, textContent: label }), control);
+    // One switch for both ways to play, above them, saying so.
+    this.noGuessBox.setAttribute("aria-describedby", "online-noguess-hint");
     form.append(
       el("h2", { id: "online-title", textContent: "Play online" }),
+      el("div", { className: "online-common" },
+        el("label", { className: "check-row online-check" }, this.noGuessBox, el("span", { textContent: "No guessing" })),
+        el("p", { className: "hint", id: "online-noguess-hint", textContent: "Boards that never need a guess, for quick races and private rooms alike." })),
       el("section", { className: "online-part" },
         el("h3", { textContent: "Quick race" }),
         el("p", { textContent: "Race one player of about your rating on the same board. Rated." }),
-        el("label", { className: "online-check" }, this.noGuessBox, el("span", { textContent: "No guessing" })),
         el("div", { className: "online-presets", role: "group", ariaLabel: "Find an opponent on" }, ...this.seekButtons),
         this.seekStatus,
         this.cancelButton),
       el("section", { className: "online-part" },
         el("h3", { textContent: "Private room" }),
         el("p", { textContent: "A room of your own: share its link, start when everybody is in." }),
-        field("Mode", this.mode), field("Board", this.preset), field("Seats", this.seats),
+        field("Mode", this.mode), this.modeHint, field("Board", this.preset), field("Seats", this.seats),
         create, this.roomStatus),
       el("div", { className: "dialog-actions" }, el("button", { type: "submit", textContent: "Close" })),
     );
@@ -176,6 +197,8 @@ export class PlayOnline {
     this.roomStatus.textContent = "Making the room…";
     try {
       const view = await this.matches.create(settings);
+      // The room's view does not say how many seats it has: its page and link will.
+      this.seatCounts.set(view.id, settings.seats);
       this.dialog.close();
       this.openMatch(view.id);
     } catch (err) {

@@ -724,3 +724,58 @@ def test_a_rematch_that_went_on_without_a_player_says_so(
         in_view(watch)
         expect(watch).to_be_focused()
         expect(m.page.locator("#match-rematch")).to_be_hidden()
+
+
+@pytest.mark.parametrize("device", ["phone", "laptop"])
+def test_the_play_online_dialog_reads_at_a_glance(
+    browser: Browser, new_ms: NewPage, device: str
+) -> None:
+    """"No guessing" is a small box with its label beside it, above both ways to play, and
+    says it is for both; each mode's name shows whole in its select, described below it."""
+    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
+    ctx = browser.new_context(**(phone if device == "phone" else LAPTOP))
+    ctx.set_default_timeout(15_000)
+    try:
+        m: Minesweeper = new_ms(ctx)
+        open_home(m)
+        m.page.get_by_role("button", name="Play online").click()
+        dialog = m.page.get_by_role("dialog", name="Play online")
+        in_view(dialog)
+        box = dialog.get_by_label("No guessing")
+        expect(box).to_be_checked()
+        check = box.bounding_box()
+        words = dialog.locator(".online-check span").bounding_box()
+        assert check and words
+        assert check["width"] <= 24 and check["height"] <= 24, check
+        # Beside it, on its line.
+        middle = words["y"] + words["height"] / 2
+        assert check["y"] <= middle <= check["y"] + check["height"], (check, words)
+        assert words["x"] >= check["x"] + check["width"], (check, words)
+        note = dialog.get_by_text("for quick races and private rooms alike")
+        in_window(m, note)
+        quick = dialog.get_by_role("heading", name="Quick race").bounding_box()
+        assert quick and words["y"] < quick["y"], (words, quick)
+        expect(box).to_have_attribute("aria-describedby", "online-noguess-hint")
+
+        mode = dialog.get_by_label("Mode")
+        mode.scroll_into_view_if_needed()
+        in_window(m, mode)
+        fits = mode.evaluate(
+            """sel => {
+                const cs = getComputedStyle(sel);
+                const ctx = document.createElement('canvas').getContext('2d');
+                ctx.font = cs.font;
+                // Room for the text: the box less its padding and the arrow.
+                const room = sel.clientWidth - parseFloat(cs.paddingLeft)
+                    - parseFloat(cs.paddingRight) - 20;
+                return [...sel.options].map(o => [o.text, ctx.measureText(o.text).width <= room]);
+            }"""
+        )
+        assert all(ok for _, ok in fits), fits
+        hint = dialog.locator("#room-mode-hint")
+        expect(hint).to_have_text("Everybody plays the same board; the fastest clear wins.")
+        in_window(m, hint)
+        mode.select_option("coop")
+        expect(hint).to_have_text("One board, played together: every move counts for the team.")
+    finally:
+        ctx.close()
