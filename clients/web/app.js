@@ -94,6 +94,8 @@ screen.attach({
     onAgain: () => focusBoardAfter(again()),
     onReplay: (id) => openReplay(id),
     onShare: (id) => share.open(id),
+    // The room is made below; a game ends only once it is on screen.
+    matchEnd: (c) => room.endWords(c),
   }),
 });
 const daily = new DailyMenu($("daily-wrap"), {
@@ -115,7 +117,7 @@ const viewer = new ReplayViewer($("replay"), { api, onClose: closeReplay });
 const matches = new MatchApi(api, () => me.token());
 // A match's page opened from another (a rematch) gets an address of its own, as from a link.
 const openMatch = (id) => { location.hash = `#/match/${id}`; };
-const room = new Room({ matches, me, screen, clock, notices, onReplay: (id) => openReplay(id), onMatch: openMatch });
+const room = new Room({ matches, me, screen, clock, notices, onReplay: (id, outcome) => openReplay(id, outcome), onMatch: openMatch });
 new PlayOnline({ matches, notices, openMatch });
 const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
@@ -153,7 +155,7 @@ async function route() {
   if (r.kind !== "replay") room.close();
   if (r.kind === "replay") {
     showView("replay");
-    viewer.open(r.id);
+    viewer.open(r.id, { outcome: history.state?.outcome ?? null });
     return;
   }
   if (r.kind === "player") {
@@ -224,9 +226,9 @@ async function focusBoardAfter(pending, { from = null } = {}) {
   return shown;
 }
 
-/** The replay of game `id`; "Back" returns to what was on screen. */
-function openReplay(id) {
-  history.pushState({ back: location.hash }, "", `${location.pathname}#/replay/${id}`);
+/** The replay of game `id`; "Back" returns to what was on screen. `outcome`: how it ended, when a match says so. */
+function openReplay(id, outcome = null) {
+  history.pushState({ back: location.hash, outcome }, "", `${location.pathname}#/replay/${id}`);
   route();
 }
 

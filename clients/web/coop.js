@@ -26,6 +26,7 @@ export class CoopCursors {
     board.addEventListener("pointermove", point);
     board.addEventListener("pointerdown", point);
     board.addEventListener("focusin", (e) => {
+      if (this.quiet) return; // the page, not the player, moved the focus
       const x = Number(e.target?.dataset?.x);
       const y = Number(e.target?.dataset?.y);
       if (Number.isInteger(x) && Number.isInteger(y)) this.point({ x, y });
@@ -44,6 +45,16 @@ export class CoopCursors {
   game() {
     const c = this.screen.current;
     return this.gameId && c && c.id === this.gameId ? c.game : null;
+  }
+
+  /** Run `move` (which moves the keyboard focus onto the board) without telling the teammates. */
+  quietly(move) {
+    this.quiet = true;
+    try {
+      move();
+    } finally {
+      this.quiet = false;
+    }
   }
 
   /** Share pointers for co-op game `gameId` (null: none). */

@@ -13,12 +13,15 @@ export function boardName(g) {
   return g.preset ? `the ${g.preset} board` : `a ${g.width} × ${g.height} board with ${g.mines} mines`;
 }
 
-/** The stats as the panel lists them: [term, value, key]. */
-export function statRows(g) {
+/**
+ * The stats as the panel lists them: [term, value, key]. `time` and `timeTerm`: the time
+ * to show instead of the game's clock, and its name (a match's, with its penalties).
+ */
+export function statRows(g, { time = null, timeTerm = "Time" } = {}) {
   const won = g.status === "won";
   const s = g.stats || {};
   return [
-    ["Time", formatTime(g.elapsedMs), "time"],
+    [timeTerm, time ?? formatTime(g.elapsedMs), "time"],
     ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv) : `${s.bbbv_done} of ${s.bbbv}`, "bbbv"],
     ["3BV/s", s.bbbv_per_second == null ? "—" : s.bbbv_per_second.toFixed(2), "bbbv-per-second"],
     ["Clicks", s.clicks ? String(s.clicks.total) : "—", "clicks"],
@@ -30,13 +33,15 @@ export class ResultPanel {
   /**
    * `root`: the panel. `api` for the leaderboard and the final view, `leaderboards` to
    * open on the game's board, `notices` to announce the end. `onAgain()`, `onReplay(id)`,
-   * `onShare(id)`: its buttons.
+   * `onShare(id)`: its buttons. `matchEnd(c)`: how a match's board ended, in the match's
+   * words ({ won, title, sub, time, announce }), or null for a game of no match.
    */
-  constructor(root, { api, leaderboards, notices, onAgain, onReplay, onShare }) {
+  constructor(root, { api, leaderboards, notices, onAgain, onReplay, onShare, matchEnd = () => null }) {
     this.root = root;
     this.api = api;
     this.leaderboards = leaderboards;
     this.notices = notices;
+    this.matchEnd = matchEnd;
     const $ = (id) => root.querySelector(`#${id}`);
     this.els = {
       title: $("result-title"),
@@ -68,7 +73,9 @@ export class ResultPanel {
     if (fresh) {
       const time = formatTime(g.elapsedMs);
       const mine = c.mode === "play";
-      if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
+      const m = c.match ? this.matchEnd(c) : null;
+      if (m) this.notices.announce(m.announce);
+      else if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
       else if (g.endedByMatch) this.notices.announce(`The match is over: the board was not cleared in ${time}.`);
       else this.notices.announce(mine ? `Boom. You hit a mine after ${time}. Game over.` : "The player hit a mine. Game over.");
     }
@@ -103,22 +110,25 @@ export class ResultPanel {
   /** Show the panel for `c` when its game is over, hide it otherwise. */
   render(c) {
     const g = c && c.game;
-    // A game its match's end stopped has the match's result above it, which says more.
-    if (!g || !g.finished || (g.endedByMatch && document.body.dataset.match)) {
+    // A match's board ends as its match says: a place, a time with penalties, a
+    // resignation, the time running out; never "won" for a second place.
+    const m = g && g.finished && c.match ? this.matchEnd(c) : null;
+    // A game its match's end stopped, shown outside its match, has nothing to say.
+    if (!g || !g.finished || (!m && g.endedByMatch && document.body.dataset.match)) {
       this.root.hidden = true;
       return;
     }
     const e = this.els;
-    const won = g.status === "won";
+    const won = m ? m.won : g.status === "won";
     const mine = c.mode === "play";
     const who = g.player || "The player";
     this.root.className = `result ${won ? "won" : "lost"}`;
-    e.title.textContent = won
-      ? mine ? "You won!" : `${who} won!`
+    e.title.textContent = m ? m.title
+      : won ? mine ? "You won!" : `${who} won!`
       : g.endedByMatch ? "The match is over."
       : mine ? "Boom! You hit a mine." : `${who} hit a mine.`;
-    e.sub.textContent = won
-      ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}.`
+    e.sub.textContent = m ? m.sub
+      : won ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}.`
       : `Game over after ${formatTime(g.elapsedMs)} on ${boardName(g)}.`;
     const s = g.stats || {};
     const clicks = s.clicks || null;
@@ -126,7 +136,7 @@ export class ResultPanel {
       ? `Clicks: ${plural(clicks.reveal, "open")}, ${plural(clicks.flag, "flag")}, ${plural(clicks.chord, "chord")}; ${clicks.useful} changed the board.`
       : "";
     e.stats.replaceChildren(
-      ...statRows(g).map(([term, value, key]) => {
+      ...statRows(g, { time: m?.time, timeTerm: m?.timeTerm }).map(([term, value, key]) => {
         const div = document.createElement("div");
         div.dataset.stat = key;
         const dt = document.createElement("dt");
@@ -139,7 +149,8 @@ export class ResultPanel {
     );
     e.assisted.hidden = !s.assisted;
     this.renderNote(c);
-    e.again.textContent = mine ? "Play again" : "Play your own game";
+    // After a match, a game of one's own is not the match again (its Rematch is above).
+    e.again.textContent = c.match ? "New solo game" : mine ? "Play again" : "Play your own game";
     this.root.hidden = false;
   }
 

@@ -10,14 +10,16 @@
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, MatchFeed, matchUrl, newPenalties, PENALTY_S, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
-  rematchShut, resultRows, seatOf, seatRows, secondsLeft, stage,
+  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, PENALTY_S, penaltyTime,
+  playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, SeatCounts, seatOf,
+  seatOutcome, seatRows, seatsParam, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
 import { tokens } from "./storage.js";
 
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
 const SEAT_STATUS = { waiting: "", playing: "", won: "Cleared", lost: "Lost", resigned: "Resigned" };
+const INVITE_ONLY = "Rematch of the last match: only its players can join.";
 const REMATCH_BUTTON = { ask: "Rematch", join: "Join the rematch", go: "Go to the rematch" };
 
 function el(tag, props = {}, ...children) {
@@ -26,13 +28,14 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-/** The board settings in words: "Beginner, no guessing, rated, a mine costs 5 s". */
+/** The board settings in words: "Beginner, no guessing, rated, a mine costs 5 s, time limit 10 min". */
 export function settingsText(view) {
   const board = view.preset ? LABEL[view.preset] || view.preset : `${view.width}×${view.height}, ${view.mines} mines`;
   const parts = [board];
   if (view.no_guess) parts.push("no guessing");
   if (view.mode === "race") parts.push(view.rated ? "rated" : "unrated");
   parts.push(view.on_mine === "penalty" ? `a mine costs ${PENALTY_S} s` : "a mine ends your game");
+  if (view.time_limit_s) parts.push(`time limit ${limitWords(view.time_limit_s)}`);
   return parts.join(", ");
 }
 
@@ -59,6 +62,15 @@ export class Room {
     this.gameShown = null;
     this.ticker = 0;
     this.busy = false;
+    // The stage last drawn (the countdown's end fits the board), whether the board takes
+    // the keyboard focus once it shows (play began), and whether the end's warning was said.
+    this.lastShown = null;
+    this.focusBoard = false;
+    this.warned = false;
+    // How many seats each room has: the match's view does not say.
+    this.seatCounts = new SeatCounts();
+    // A rematch's players (the match before it's), once learnt: { id, players }.
+    this.invited = null;
     this.build();
     this.cursors = new CoopCursors({
       board: document.getElementById("board"),
@@ -91,14 +103,19 @@ export class Room {
     this.status.setAttribute("aria-live", "polite");
     this.countdown = el("p", { className: "match-countdown", id: "match-countdown", hidden: true });
     this.countdown.setAttribute("aria-hidden", "true"); // the status says it once, not every second
+    // The time left during play: a timer is not a live region, so it is not read out every
+    // second; shortly before the end the page says so once.
+    this.timeLeft = el("p", { className: "match-clock", id: "match-clock", role: "timer", hidden: true });
     this.shareUrl = el("input", { type: "text", readOnly: true, id: "match-url" });
     const copy = el("button", { type: "button", id: "match-copy", textContent: "Copy link" });
     copy.addEventListener("click", () => this.copy());
     this.share = el("div", { className: "match-share", id: "match-share" },
       el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, copy);
+    // A rematch's room takes only the last match's players: nobody is invited to it.
+    this.inviteOnly = el("p", { className: "match-invite-only", id: "match-invite-only", hidden: true, textContent: INVITE_ONLY });
     this.joinButton = this.action("match-join", "Take a seat", () => this.act("join"), "primary");
     this.startButton = this.action("match-start", "Start", () => this.act("start"), "primary");
-    this.leaveButton = this.action("match-leave", "Leave", () => this.act("leave"));
+    this.leaveButton = this.action("match-leave", "Leave", () => this.leave());
     this.actions = el("div", { className: "match-actions" }, this.joinButton, this.startButton, this.leaveButton);
     this.seats = el("ol", { className: "match-seats", id: "match-seats" });
     this.seats.setAttribute("aria-label", "Players");
@@ -112,9 +129,43 @@ export class Room {
       this.landing = this.view?.rematch_id ?? null;
     });
     this.rematchBox = el("div", { className: "match-rematch", id: "match-rematch-box", hidden: true }, this.rematchButton, this.watchRematch);
-    s.append(this.title, this.settings, this.status, this.countdown, this.share, this.actions, this.seats, this.results, this.rematchBox);
+    s.append(this.title, this.settings, this.status, this.timeLeft, this.countdown, this.share, this.inviteOnly, this.actions,
+      this.seats, this.results, this.rematchBox);
     const game = document.getElementById("game");
     game.parentElement.insertBefore(s, game);
+    this.buildResign();
+  }
+
+  /** Resigning a started match is asked once more: one stray click must not end a rated race. */
+  buildResign() {
+    const d = (this.resignDialog = el("dialog", { id: "resign-dialog", className: "resign-dialog" }));
+    d.setAttribute("aria-labelledby", "resign-title");
+    d.setAttribute("aria-describedby", "resign-text");
+    this.resignTitle = el("h2", { id: "resign-title", textContent: "Resign?" });
+    this.resignText = el("p", { id: "resign-text" });
+    // The safe answer has the focus: Enter or Escape keeps playing.
+    const keep = el("button", { type: "button", id: "resign-keep", className: "primary", textContent: "Keep playing", autofocus: true });
+    const confirm = el("button", { type: "button", id: "resign-confirm", className: "danger", textContent: "Resign" });
+    keep.addEventListener("click", () => d.close());
+    confirm.addEventListener("click", () => {
+      d.close();
+      this.act("leave");
+    });
+    d.append(this.resignTitle, this.resignText, el("div", { className: "dialog-actions" }, keep, confirm));
+    document.body.append(d);
+  }
+
+  /** "Leave" gives the seat back before the start; "Resign", after it, is confirmed first. */
+  leave() {
+    const v = this.view;
+    if (this.busy || !v) return;
+    if (v.status === "waiting") return this.act("leave");
+    const race = v.mode === "race";
+    this.resignTitle.textContent = race ? "Resign this race?" : "Resign from this match?";
+    this.resignText.textContent = race
+      ? `Your board stops for good and you take the last place${v.rated ? ", which counts for your rating" : ""}.`
+      : "You stop playing; the team plays on without you.";
+    this.resignDialog.showModal();
   }
 
   action(id, text, run, kind = "") {
@@ -131,6 +182,13 @@ export class Room {
     this.id = id;
     if (this.landing !== id) this.landing = this.handoff = null; // reached some other way
     this.section.hidden = false;
+    // An invite link says how many seats the room has (its view does not): kept, and
+    // taken off the address, which stays the match's.
+    const seats = seatsParam(location.search);
+    if (seats) {
+      this.seatCounts.set(id, seats);
+      history.replaceState(history.state, "", `${location.pathname}${location.hash}`);
+    }
     document.body.dataset.match = "loading";
     this.title.textContent = "Match";
     this.status.textContent = "Loading the match…";
@@ -159,6 +217,8 @@ export class Room {
   /** Go to match `id`'s page, its status (or its Start button) taking the focus there. */
   goTo(id, view = null) {
     this.handoff = view;
+    // A rematch has a seat for each of this match's players.
+    if (this.view && view?.rematch_of === this.view.id) this.seatCounts.set(id, this.view.seats.length);
     this.landing = id;
     this.onMatch(id);
   }
@@ -182,12 +242,14 @@ export class Room {
     this.cursors.stop();
     clearInterval(this.ticker);
     this.ticker = 0;
-    this.id = this.view = this.gameShown = this.rematchState = null;
+    this.id = this.view = this.gameShown = this.rematchState = this.lastShown = null;
     this.problem = "";
-    this.shut = false;
+    this.shut = this.focusBoard = this.warned = false;
+    if (this.resignDialog.open) this.resignDialog.close();
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
+    delete document.body.dataset.matchSeat;
   }
 
   // ---- what arrives --------------------------------------------------------------------------
@@ -205,9 +267,42 @@ export class Room {
     if (before && before.status !== view.status && view.status === "finished") {
       this.notices.announce("The match is over.");
     }
+    if (view.status === "waiting" && view.rematch_of) this.learnInvited(view);
     this.showBoard();
     this.render();
+    // The panel under the board says how this seat's game ended, as the match tells it.
+    const c = this.screen.current;
+    if (c && this.holds(c.id) && c.game.finished) this.screen.render();
     if (this.landing === view.id) this.land();
+  }
+
+  /**
+   * A rematch is for the players of the match it follows, as many seats as they were:
+   * learnt from that match, so that nobody else is offered a seat.
+   */
+  async learnInvited(view) {
+    if (this.invited?.id === view.id) return;
+    const invited = (this.invited = { id: view.id, players: null });
+    try {
+      const before = await this.matches.get(view.rematch_of);
+      invited.players = new Set(before.seats.map((s) => s.player.id));
+      this.seatCounts.set(view.id, before.seats.length);
+      if (this.id === view.id && this.view) this.render();
+    } catch {
+      // The page says the seats taken only, and the service refuses whom it must.
+    }
+  }
+
+  /** Whether this player may sit down here: a rematch's room is its players' only. */
+  invitedHere(v) {
+    const players = this.invited?.id === v.id ? this.invited.players : null;
+    return !v.rematch_of || !players || players.has(this.me.id);
+  }
+
+  /** How the match ended for game `c` (its board on screen), for the panel under it; or null. */
+  endWords(c) {
+    if (!this.holds(c?.id) || !this.view) return null;
+    return endWords(this.view, this.me.id, c.game);
   }
 
   /** The finished match names its rematch: who asked, and whether this player sits in it. */
@@ -263,8 +358,38 @@ export class Room {
     const token = st.play ? await this.me.token() : null;
     if (token) tokens.set(st.gameId, token); // a match's game takes its seat's player token
     if (this.gameShown !== st.gameId) return;
-    await this.screen.open(st.gameId, token ? "play" : "watch", { match: true });
+    await this.screen.open(st.gameId, token ? "play" : "watch", { match: v.mode });
     this.cursors.follow(v.mode === "coop" && st.play ? st.gameId : null);
+    if (this.view) this.render();
+  }
+
+  /**
+   * A seat that resigned moves no more, though its game goes on until the match ends it:
+   * on the page its clock stops and its board takes no moves (the page says why).
+   */
+  stopResigned() {
+    const v = this.view;
+    const i = seatOf(v, this.me.id);
+    const c = this.screen.current;
+    const resigned = i >= 0 && v.seats[i].status === "resigned" && v.status !== "finished";
+    if (resigned) document.body.dataset.matchSeat = "resigned";
+    else delete document.body.dataset.matchSeat;
+    if (!resigned || !c || !this.holds(c.id) || c.mode !== "play" || c.game.finished || c.game.haltedMs != null) return;
+    c.game.halt(this.clock.now());
+    this.screen.board.show(c.game, { readonly: true, label: "Minefield (you resigned)" });
+    this.screen.render();
+  }
+
+  /** Play has begun: the board takes the keyboard focus, unless the player put it somewhere. */
+  takeFocus() {
+    const c = this.screen.current;
+    if (!this.focusBoard || !c || !this.holds(c.id) || c.mode !== "play" || this.shown() !== "playing") return;
+    this.focusBoard = false;
+    const at = document.activeElement;
+    const astray = !at || at === document.body || !at.isConnected || Boolean(at.closest("[hidden]"))
+      || this.section.contains(at) || at.id === "online-button";
+    // The teammates see where a player points: not where the page put the focus.
+    if (astray) this.cursors.quietly(() => this.screen.board.focus());
   }
 
   async act(what) {
@@ -272,9 +397,11 @@ export class Room {
     const id = this.id;
     this.busy = true;
     this.render();
+    let done = false;
     try {
       const view = await this.matches[what](id);
       if (this.id !== id) return;
+      done = true;
       if (view && view.id) this.take(view, { before: this.view });
       await this.feed?.reauth(); // the socket learns the seat: its updates carry our game
     } catch (err) {
@@ -282,6 +409,12 @@ export class Room {
     } finally {
       this.busy = false;
       if (this.id === id) this.render();
+    }
+    // The button pressed is gone (Take a seat, Start, Resign): the status, which says
+    // what happened and what comes next, takes the focus rather than the page.
+    if (done && this.id === id) {
+      const at = document.activeElement;
+      if (!at || at === document.body || !at.isConnected || at.closest("[hidden]") || at.closest("dialog:not([open])")) this.status.focus();
     }
   }
 
@@ -311,6 +444,8 @@ export class Room {
     const meId = this.me.id;
     const shown = this.shown();
     const seated = seatOf(v, meId) >= 0;
+    const was = this.lastShown;
+    this.lastShown = shown;
     document.body.dataset.match = shown;
     document.body.dataset.matchMode = v.mode;
     // A race watched by somebody without a seat has no board to show until the end.
@@ -319,9 +454,11 @@ export class Room {
     this.settings.textContent = settingsText(v);
     this.screen.showMatchLevel(v.preset && LABEL[v.preset] ? v.preset : "custom");
     this.renderStatus(shown, seated);
-    this.share.hidden = v.status !== "waiting";
-    this.shareUrl.value = matchUrl(v.id);
-    this.joinButton.hidden = !canJoin(v, meId);
+    // A rematch's room takes only the last match's players: it says so instead of inviting.
+    this.share.hidden = v.status !== "waiting" || Boolean(v.rematch_of);
+    this.inviteOnly.hidden = v.status !== "waiting" || !v.rematch_of;
+    this.shareUrl.value = matchUrl(v.id, location, this.seatCounts.get(v.id));
+    this.joinButton.hidden = !canJoin(v, meId) || !this.invitedHere(v);
     this.startButton.hidden = !(v.status === "waiting" && seatOf(v, meId) === 0);
     this.startButton.disabled = this.busy || !canStart(v, meId);
     this.startButton.title = canStart(v, meId) ? "Start the match with the players seated now" : "Two players are needed to start";
@@ -330,10 +467,13 @@ export class Room {
     this.leaveButton.hidden = !mine || !(v.status === "waiting" || mine.status === "playing");
     this.leaveButton.textContent = v.status === "waiting" ? "Leave" : "Resign";
     this.joinButton.disabled = this.leaveButton.disabled = this.busy;
+    if (this.leaveButton.hidden && this.resignDialog.open) this.resignDialog.close();
     this.renderSeats(shown);
     this.renderResults();
     this.renderRematch();
-    this.tick(shown);
+    this.tick(shown, was);
+    this.stopResigned();
+    this.takeFocus();
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();
     else this.cursors.placeAll();
@@ -344,16 +484,17 @@ export class Room {
     let text;
     if (shown === "waiting") {
       const n = v.seats.length;
-      const who = `${n} ${n === 1 ? "player" : "players"} seated`;
-      if (!seated) text = `${who}. Take a seat to play.`;
-      else if (seatOf(v, this.me.id) === 0) text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. Share the link; start once somebody joins.`;
-      else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
+      const who = seatsWords(n, this.seatCounts.get(v.id));
+      if (!seated) text = !this.invitedHere(v) ? `${who}. Only the last match's players can take a seat; you can watch.` : `${who}. Take a seat to play.`;
+      else if (seatOf(v, this.me.id) === 0) {
+        const others = v.rematch_of ? "start once another player is in" : "share the link; start once somebody joins";
+        text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. ${others[0].toUpperCase()}${others.slice(1)}.`;
+      } else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
     } else if (shown === "countdown") {
       // Said once (a live region): the big counter beside it counts the seconds down.
       text = "Get ready: the match starts when the countdown ends.";
     } else if (shown === "playing") {
-      if (!seated) text = v.mode === "coop" ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
-      else text = v.mode === "coop" ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+      text = playingWords(v, this.me.id);
     } else {
       text = `The match is over.${this.rematchText()}`;
     }
@@ -370,7 +511,9 @@ export class Room {
       const li = el("li", { className: `match-seat${r.you ? " match-you" : ""}` });
       li.dataset.seat = String(r.index);
       li.dataset.status = r.status;
-      const name = el("span", { className: "seat-name", textContent: r.you ? `${r.name} (you)` : r.name });
+      // The whole name, wrapped if it must: "(you)" is never cut off with it.
+      const name = el("span", { className: "seat-name" }, el("span", { className: "seat-player", textContent: r.name }));
+      if (r.you) name.append(" ", el("span", { className: "seat-you", textContent: "(you)" }));
       const rating = el("span", { className: "seat-rating" });
       if (v.mode === "race") rating.append(el("span", { className: "visually-hidden", textContent: "rating " }), r.rating);
       li.append(name, rating);
@@ -385,7 +528,11 @@ export class Room {
         bar.firstChild.style.width = `${(r.share * 100).toFixed(1)}%`;
         li.append(bar, el("span", { className: "seat-count", textContent: `${r.done}/${r.total}` }));
       }
-      if (r.penalties) li.append(el("span", { className: "seat-penalties", textContent: `${r.penalties} ${r.penalties === 1 ? "mine" : "mines"} +${r.penalties * PENALTY_S} s` }));
+      // Co-op's penalties are the team's: said once, not on every teammate's row.
+      if (r.penalties && (v.mode === "race" || r.index === 0)) {
+        const whose = v.mode === "coop" ? "Team: " : "";
+        li.append(el("span", { className: "seat-penalties", textContent: `${whose}${r.penalties} ${r.penalties === 1 ? "mine" : "mines"} +${r.penalties * PENALTY_S} s` }));
+      }
       if (SEAT_STATUS[r.status]) li.append(el("span", { className: "seat-status", textContent: SEAT_STATUS[r.status] }));
       return li;
     });
@@ -397,34 +544,79 @@ export class Room {
     const v = this.view;
     this.results.hidden = v.status !== "finished";
     if (v.status !== "finished") return;
-    const head = ["Place", "Player", "Time", "Penalties", "Rating", "Replay"];
+    if (v.mode === "coop") return this.renderTeamResult();
+    const head = ["Place", "Player", "Time", "Rating", "Replay"];
     const table = el("table", { className: "match-table" },
-      el("caption", { textContent: v.mode === "coop" ? "The team's result" : "Result" }),
+      el("caption", { textContent: "Result" }),
       el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", textContent: h })))));
     const body = el("tbody");
     for (const r of resultRows(v, this.me.id)) {
-      const replay = r.gameId ? el("a", { href: `#/replay/${r.gameId}`, textContent: "Replay" }) : el("span", { textContent: "—" });
-      if (r.gameId) {
-        replay.setAttribute("aria-label", `Replay of ${r.name}'s board`);
-        replay.addEventListener("click", (e) => {
-          if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
-          e.preventDefault();
-          this.onReplay(r.gameId);
-        });
-      }
-      const time = r.timeMs != null ? formatTime(r.timeMs) : SEAT_STATUS[r.status] || "Did not finish";
+      const seat = v.seats[r.index];
       const rating = r.change ? `${Math.round(r.after)} (${r.change})` : "—";
+      // Each cell says what it is too: on a phone the rows stand as cards, without the head.
+      const cell = (label, ...content) => {
+        const td = el("td", {}, ...content);
+        td.dataset.label = label;
+        return td;
+      };
       const tr = el("tr", { className: r.you ? "match-you" : "" },
-        el("td", { textContent: r.place != null ? String(r.place) : "—" }),
-        el("th", { scope: "row", textContent: r.you ? `${r.name} (you)` : r.name }),
-        el("td", { textContent: time }),
-        el("td", { textContent: r.penalties ? `${r.penalties} (+${r.penalties * PENALTY_S} s)` : "0" }),
-        el("td", { textContent: rating }),
-        el("td", {}, replay));
+        cell("Place", r.place != null ? String(r.place) : "—"),
+        el("th", { scope: "row" }, el("span", { className: "seat-player", textContent: r.name }), ...(r.you ? [" ", el("span", { className: "seat-you", textContent: "(you)" })] : [])),
+        cell("Time", seatOutcome(seat)),
+        cell("Rating", rating),
+        cell("Replay", this.replayLink(r.gameId, `Replay of ${r.name}'s board`, "Replay", replayOutcome(v, seat))));
       body.append(tr);
     }
     table.append(body);
     this.results.replaceChildren(table);
+  }
+
+  /** Co-op: one board, one time and one count of penalties for the whole team. */
+  renderTeamResult() {
+    const v = this.view;
+    const first = v.seats[0];
+    const gameId = v.seats.find((s) => s.game_id)?.game_id ?? null;
+    const done = `${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV`;
+    let summary;
+    if (v.seats.some((s) => s.status === "won")) {
+      summary = `The team cleared the board in ${penaltyTime(first.time_ms, first.penalties)}.`;
+    } else if (v.seats.every((s) => s.status === "resigned")) {
+      summary = `Everybody resigned, with ${done} done.`;
+    } else {
+      const seat = v.seats.find((s) => s.status === "lost");
+      summary = seat && seat.time_ms != null ? `The team hit a mine, with ${done} done.` : `Out of time: the team did ${done}.`;
+    }
+    if (first.penalties && !v.seats.some((s) => s.status === "won")) {
+      summary += ` Mines opened by the team: ${first.penalties}.`;
+    }
+    const table = el("table", { className: "match-table match-team" },
+      el("caption", { textContent: "The team's result" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", textContent: "Player" }), el("th", { scope: "col", textContent: "How it ended" }))));
+    const body = el("tbody");
+    for (const r of resultRows(v, this.me.id)) {
+      const td = el("td", { textContent: r.status === "resigned" ? "Resigned" : "Played to the end" });
+      td.dataset.label = "How it ended";
+      body.append(el("tr", { className: r.you ? "match-you" : "" },
+        el("th", { scope: "row" }, el("span", { className: "seat-player", textContent: r.name }), ...(r.you ? [" ", el("span", { className: "seat-you", textContent: "(you)" })] : [])),
+        td));
+    }
+    table.append(body);
+    const replay = this.replayLink(gameId, "Replay of the team's board", "Replay of the team's board", replayOutcome(v, first));
+    this.results.replaceChildren(el("p", { className: "match-summary", id: "match-summary", textContent: summary }), table,
+      el("p", { className: "match-team-replay" }, replay));
+  }
+
+  /** A link to a board's replay (opened on this page), or a dash when there is none. */
+  replayLink(gameId, label, text = "Replay", outcome = null) {
+    if (!gameId) return el("span", { textContent: "—" });
+    const a = el("a", { href: `#/replay/${gameId}`, textContent: text });
+    if (text !== label) a.setAttribute("aria-label", label);
+    a.addEventListener("click", (e) => {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      e.preventDefault();
+      this.onReplay(gameId, outcome);
+    });
+    return a;
   }
 
   /** After "The match is over.": a refusal, or who asked for the rematch (once known). */
@@ -448,22 +640,51 @@ export class Room {
     if (offer.id) this.watchRematch.href = `#/match/${offer.id}`;
   }
 
-  /** The countdown on screen, redrawn until it reaches zero on the server's clock. */
-  tick(shown) {
+  /**
+   * The countdown, then the time left, redrawn on the server's clock: the countdown's end
+   * shows the board (and gives it the focus), and the time left warns once near the end.
+   */
+  tick(shown, was) {
     const v = this.view;
     this.countdown.hidden = shown !== "countdown";
     if (shown === "countdown") {
       this.countdown.textContent = String(secondsLeft(Date.parse(v.starts_at), this.clock.now()));
-      if (!this.ticker) this.ticker = setInterval(() => this.view && this.render(), 200);
-    } else if (this.ticker) {
-      clearInterval(this.ticker);
-      this.ticker = 0;
+    } else if (was === "countdown" && shown === "playing") {
       // The board was out of the page during the countdown: it is fitted to its room now,
       // and brought into the window if the seats above pushed it out (on a phone).
-      if (shown === "playing") {
-        this.screen.fit({ force: true });
-        this.screen.bringIntoView();
-      }
+      this.screen.fit({ force: true });
+      this.screen.bringIntoView();
+      this.focusBoard = true;
+    }
+    this.renderTimeLeft(shown);
+    const running = shown === "countdown" || (shown === "playing" && !this.timeLeft.hidden);
+    if (running && !this.ticker) this.ticker = setInterval(() => this.onTick(), 250);
+    else if (!running && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = 0;
+    }
+  }
+
+  onTick() {
+    if (!this.view) return;
+    // The countdown redraws the page until play begins; then only the time left changes.
+    if (this.shown() !== this.lastShown || this.lastShown === "countdown") this.render();
+    else this.renderTimeLeft(this.lastShown);
+  }
+
+  /** "Time left 9:58" while the match is played; said once when WARN_S seconds are left. */
+  renderTimeLeft(shown) {
+    const v = this.view;
+    const left = shown === "playing" ? msLeft(Date.parse(v.ends_at), this.clock.now()) : null;
+    this.timeLeft.hidden = left == null;
+    if (left == null) return;
+    const text = `Time left ${clockWords(left)}`;
+    if (this.timeLeft.textContent !== text) this.timeLeft.textContent = text;
+    const near = left <= WARN_S * 1000;
+    this.timeLeft.classList.toggle("near", near);
+    if (near && !this.warned && v.time_limit_s > WARN_S) {
+      this.warned = true;
+      this.notices.announce(`${Math.ceil(left / 1000)} seconds left in the match.`);
     }
   }
 }

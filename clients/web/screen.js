@@ -449,7 +449,7 @@ export class Screen {
   renderIdle() {
     const c = this.current;
     let text = "";
-    if (c && c.mode === "watch") text = "Watching live: the board follows the player's moves.";
+    if (c && c.mode === "watch") text = `Watching live: the board follows the ${c.match === "coop" ? "team's" : "player's"} moves.`;
     else if (c && !c.game.finished) {
       const [open, flag] = this.prefs.flagMode ? ["flags", "opens"] : ["opens", "flags"];
       text = coarsePointer()

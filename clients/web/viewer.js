@@ -163,10 +163,13 @@ export class ReplayViewer {
 
   // ---- opening -----------------------------------------------------------------------
 
-  async open(id) {
+  /** `outcome`: how the game ended in words, when the page knows better (a match's place). */
+  async open(id, { outcome = null } = {}) {
     const gen = ++this.loading;
     this.stop();
+    this.outcome = outcome;
     if (this.game && this.game.id === id) {
+      this.describe(this.game);
       this.fit();
       return;
     }
@@ -237,7 +240,7 @@ export class ReplayViewer {
   describe(g) {
     const won = g.outcome === "won";
     const who = g.player || "The player";
-    this.els.title.textContent = `Replay: ${who} ${won ? "won" : "lost"}`;
+    this.els.title.textContent = `Replay: ${this.outcome || `${who} ${won ? "won" : "lost"}`}`;
     const s = g.stats || {};
     const parts = [
       won ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}` : `Hit a mine after ${formatTime(g.elapsedMs)} on ${boardName(g)}`,

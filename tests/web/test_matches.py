@@ -8,6 +8,7 @@ a player."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import secrets
 import time
@@ -113,13 +114,23 @@ def test_two_pages_race_a_private_match_to_the_end(
     # Three seats: the creator starts with the two taken (a full match starts by itself).
     create_room(one, "race", seats=3)
     in_view(one.page.get_by_role("heading", name="Race"))
-    expect(one.page.locator("#match-status")).to_contain_text("1 player seated")
+    # Out of how many seats, and the time limit.
+    expect(one.page.locator("#match-status")).to_contain_text("1 of 3 seats taken")
+    in_view(one.page.get_by_text("time limit 10 min"))
     # The creator cannot start alone.
     expect(one.page.get_by_role("button", name="Start")).to_be_disabled()
 
     two.page.goto(f"{two.base_url}/")
     expect(two.page.locator("#player-label")).not_to_have_text("Player")
+    # Whoever opens the link is told the seats too, and the time limit.
+    two.page.goto(one.page.get_by_label("Invite with this link:").input_value())
+    status = two.page.locator("#match-status")
+    expect(status).to_have_text("1 of 3 seats taken. Take a seat to play.")
+    in_view(status)
+    in_view(two.page.get_by_text("time limit 10 min"))
     join_by_link(one, two)
+    expect(status).to_contain_text("2 of 3 seats taken")
+    expect(status).to_be_focused()
     name_one = one.page.locator("#player-label").inner_text()
     name_two = two.page.locator("#player-label").inner_text()
     in_view(one.page.locator("#match-seats li", has_text=name_two))
@@ -128,6 +139,8 @@ def test_two_pages_race_a_private_match_to_the_end(
     expect(two.page.locator("#match-status")).to_contain_text(f"Waiting for {name_one} to start")
 
     one.page.get_by_role("button", name="Start").click()
+    # The Start button went: the status has the focus, not the page.
+    expect(one.page.locator("#match-status")).to_be_focused()
     for m in (one, two):
         in_view(m.page.locator("#match-countdown"))
         # The words beside the big counter name no number of seconds, which would go stale
@@ -184,11 +197,15 @@ def test_two_pages_race_a_private_match_to_the_end(
         # Times, penalties, and a rated race's rating changes.
         for i in range(2):
             cells = rows.nth(i).locator("td")
-            expect(cells.nth(1)).to_have_text(re.compile(r"^\d+\.\d{3} s$"))
-            expect(cells.nth(3)).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
+            expect(cells.nth(2)).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
+        # The time says what the penalty added.
         penalised = table.locator("tbody tr", has_text=name_two).locator("td")
-        expect(penalised.nth(2)).to_have_text("1 (+5 s)")
-        expect(table.locator("tbody tr", has_text=name_one).locator("td").nth(2)).to_have_text("0")
+        expect(penalised.nth(1)).to_have_text(
+            re.compile(r"^\d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s$")
+        )
+        expect(table.locator("tbody tr", has_text=name_one).locator("td").nth(1)).to_have_text(
+            re.compile(r"^\d+\.\d{3} s$")
+        )
         expect(table.get_by_role("link", name=re.compile("^Replay of"))).to_have_count(2)
 
     for m in (one, two):
@@ -198,8 +215,8 @@ def test_two_pages_race_a_private_match_to_the_end(
         assert box and box["width"] >= 22, box
     ARTIFACTS.mkdir(exist_ok=True)
     one.page.screenshot(path=str(ARTIFACTS / "match-result.png"), full_page=True)
-    # "Play again" after the match: a game of one's own, the match's page left.
-    one.page.locator("#result").get_by_role("button", name="Play again").click()
+    # A game of one's own after the match, so named: the match's page left.
+    one.page.locator("#result").get_by_role("button", name="New solo game").click()
     expect(one.page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
     expect(one.page.locator("#match")).to_be_hidden()
     expect(one.page.locator("#frame")).to_have_attribute("data-status", "ready")
@@ -299,7 +316,7 @@ def test_coop_moves_and_cursors_reach_the_teammate(
     expect(one.page.locator(".coop-cursor")).to_have_count(0)
     # The match over, the teammate's pointer goes with it.
     for m in (one, two):
-        m.page.get_by_role("button", name="Resign").click()
+        resign(m)
     expect(two.page.locator("#match-status")).to_contain_text("over")
     expect(two.page.locator(".coop-cursor")).to_have_count(0)
 
@@ -324,6 +341,15 @@ def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: Ne
             in_view(beginner)
             beginner.focus()
             m.page.keyboard.press("Enter")
+            if m is pages[0]:
+                # Stopping the search leaves the focus on the board it looked on, not the page.
+                stop = dialog.get_by_role("button", name="Stop looking")
+                in_view(stop)
+                stop.focus()
+                m.page.keyboard.press("Enter")
+                expect(dialog.get_by_text("Stopped looking.")).to_be_visible()
+                expect(beginner).to_be_focused()
+                m.page.keyboard.press("Enter")
         # The first is told it waits (unless the second paired it already); both end in one race.
         ids = set()
         for m in pages:
@@ -350,6 +376,8 @@ def test_quick_pairing_on_a_phone_with_the_keyboard(browser: Browser, new_ms: Ne
                 in_view(m.cell(x, y))
             in_view(m.page.locator("#flag-mode"))
             expect(m.page.locator("#board-area")).to_have_attribute("data-more", "")
+            # The race began: the keyboard is on the board, not on "Play online".
+            expect(m.page.locator("#board [data-i]:focus")).to_have_count(1)
             # A race has no hints and no pause.
             expect(m.page.locator("#hint")).to_be_hidden()
             expect(m.page.locator("#pause")).to_be_hidden()
@@ -415,16 +443,17 @@ def inside_width(m: Minesweeper, selector: str, width: int) -> None:
 
 def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
     """Both players resign a race on phones: the result card stays within the screen (the
-    page never scrolls sideways), and only its table scrolls, inside the card."""
+    page never scrolls sideways), and so does its table: each row stands as a card, every
+    cell whole under its label (the rating and its change too), each replay link in reach."""
     phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
     with two_players(browser, new_ms, phone) as pages:
         one, two = pages
         create_room(one, "race")
         join_by_link(one, two)
+        # Resigned once play began, the race is rated: each row has a rating change.
         for m in pages:
-            resign = m.page.get_by_role("button", name="Resign")
-            in_view(resign)
-            resign.click()
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        resign_all(pages)
         width = phone["viewport"]["width"]
         for m in pages:
             table = m.page.get_by_role("table", name="Result")
@@ -433,17 +462,30 @@ def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
             assert m.page.evaluate("document.documentElement.scrollWidth") <= width
             inside_width(m, "#match, #match-title, #match-settings, #match-status, #match-results",
                          width)
-            # The table is wider than the phone: it scrolls inside the card.
+            # Nothing scrolls sideways, not even inside the card.
             results = m.page.locator("#match-results")
-            assert results.evaluate("e => e.scrollWidth > e.clientWidth")
-            first = table.locator("thead th").first
-            expect(first).to_have_text("Place")
-            in_view(first)
+            assert results.evaluate("e => e.scrollWidth <= e.clientWidth")
+            inside_width(m, "#match-results tbody th, #match-results tbody td", width)
+            for row in range(2):
+                cells = table.locator("tbody tr").nth(row).locator("th, td")
+                for i in range(cells.count()):
+                    cell = cells.nth(i)
+                    cell.scroll_into_view_if_needed()
+                    whole_in(m, cell)
+                rating = table.locator("tbody tr").nth(row).locator("td[data-label=Rating]")
+                expect(rating).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
+                replay = table.locator("tbody tr").nth(row).get_by_role(
+                    "link", name=re.compile("^Replay of")
+                )
+                replay.scroll_into_view_if_needed()
+                in_window(m, replay)
             # The match's end ended each resigned seat's game: the board shows where the
-            # mines were, under the match's result; no panel says a mine was hit.
+            # mines were, under the match's result; its panel says the seat resigned.
             expect(m.page.locator("#frame")).to_have_attribute("data-status", "lost")
             assert "*" in m.states() and "X" not in m.states()
-            expect(m.page.locator("#result")).to_be_hidden()
+            expect(m.page.locator("#result-title")).to_have_text("You resigned")
+        ARTIFACTS.mkdir(exist_ok=True)
+        one.page.locator("#match").screenshot(path=str(ARTIFACTS / "match-result-phone.png"))
 
 
 @contextlib.contextmanager
@@ -528,12 +570,21 @@ def in_window(m: Minesweeper, locator: Locator, timeout: float = 5.0) -> None:
     assert box and inside(box, window_of(m)), (locator, box, window_of(m))
 
 
+def resign(m: Minesweeper) -> None:
+    """The seat resigns from the page, confirming it."""
+    button = m.page.get_by_role("button", name="Resign")
+    in_view(button)
+    button.click()
+    dialog = m.page.get_by_role("dialog", name=re.compile("^Resign"))
+    in_view(dialog)
+    dialog.get_by_role("button", name="Resign").click()
+    expect(button).to_have_count(0)
+
+
 def resign_all(pages: list[Minesweeper]) -> None:
     """Every seat resigns from the page: the race is over, its result on every page."""
     for m in pages:
-        resign = m.page.get_by_role("button", name="Resign")
-        in_view(resign)
-        resign.click()
+        resign(m)
     for m in pages:
         expect(m.page.get_by_role("table", name="Result")).to_be_visible()
 
@@ -593,6 +644,14 @@ def test_two_players_play_their_race_again(
         expect(one.page.locator("#match-status")).to_be_focused()
         in_window(one, one.page.locator("#match-status"))
         expect(one.page.get_by_role("button", name="Start")).to_be_disabled()
+        # Only the last match's players may sit down: nobody else is invited, and the room
+        # knows its seats are as many as they were.
+        expect(one.page.locator("#match-status")).to_have_text(
+            "1 of 2 seats taken. Start once another player is in."
+        )
+        only = one.page.get_by_text("Rematch of the last match: only its players can join.")
+        in_window(one, only)
+        expect(one.page.get_by_label("Invite with this link:")).to_be_hidden()
 
         # The other player hears of it on the finished match's page, and who asked.
         join = two.page.get_by_role("button", name="Join the rematch")
@@ -609,17 +668,23 @@ def test_two_players_play_their_race_again(
             f"{names[0]} wants a rematch."
         )
         expect(watcher.page.locator("#match-rematch")).to_be_hidden()
+        # Its room offers the watcher no seat: it is the players'.
+        watch.click()
+        expect(watcher.page).to_have_url(re.compile(f"#/match/{new}$"))
+        expect(watcher.page.locator("#match-status")).to_be_focused()
+        expect(watcher.page.locator("#match-status")).to_have_text(
+            "1 of 2 seats taken. Only the last match's players can take a seat; you can watch."
+        )
+        only = "Rematch of the last match: only its players can join."
+        in_window(watcher, watcher.page.get_by_text(only))
+        expect(watcher.page.get_by_role("button", name="Take a seat")).to_be_hidden()
 
         join.click()
         expect(two.page).to_have_url(re.compile(f"#/match/{new}$"))
         # Both seated, it starts by itself: both pages count down with both seats.
         expect_rematch_rooms([two, one], new, names)
         expect(two.page.locator("#match-status")).to_be_focused()
-
-        watch.click()
-        expect(watcher.page).to_have_url(re.compile(f"#/match/{new}$"))
         expect(watcher.page.locator("#match-seats li")).to_have_count(2)
-        expect(watcher.page.locator("#match-status")).to_be_focused()
 
         # The address is the rematch's: a reload stays in it, on its board once it starts.
         one.page.reload()
@@ -697,11 +762,10 @@ def test_a_rematch_that_went_on_without_a_player_says_so(
         m.page.goto(f"{m.base_url}/#/match/{old}")
         m.page.get_by_role("button", name="Take a seat").click()
         # Three of three: it starts by itself; everybody resigns.
-        resign = m.page.get_by_role("button", name="Resign")
-        in_view(resign)
+        in_view(m.page.get_by_role("button", name="Resign"))
         for who in (ada, bob):
             post(f"/matches/{old}/leave", who)
-        resign.click()
+        resign(m)
         in_view(m.page.get_by_role("table", name="Result"))
         in_view(m.page.get_by_role("button", name="Rematch", exact=True))
 
@@ -724,6 +788,377 @@ def test_a_rematch_that_went_on_without_a_player_says_so(
         in_view(watch)
         expect(watch).to_be_focused()
         expect(m.page.locator("#match-rematch")).to_be_hidden()
+
+
+# ---- how a match ends, as each seat is told it ---------------------------------------------
+
+WIDE = {"viewport": {"width": 1920, "height": 1080}}
+
+
+class Rival:
+    """A player of the service's API: seated, moving and resigning without a page."""
+
+    def __init__(self, http: httpx.Client, prefix: str = "Rival") -> None:
+        self.http = http
+        # 20 characters, the longest name there is.
+        made = http.post("/players", json={"name": f"{prefix}{secrets.token_hex(10)}"[:20]})
+        assert made.status_code == 201, made.text
+        body = made.json()
+        self.id: str = body["player"]["id"]
+        self.name: str = body["player"]["name"]
+        self.token: str = body["token"]
+        self.auth = {"Authorization": f"Bearer {self.token}"}
+
+    def post(self, path: str, **body: Any) -> dict[str, Any]:
+        r = self.http.post(path, json=body or None, headers=self.auth)
+        assert r.status_code in (200, 201), r.text
+        answer: dict[str, Any] = r.json()
+        return answer
+
+    def match(self, match_id: str) -> dict[str, Any]:
+        view: dict[str, Any] = self.http.get(f"/matches/{match_id}", headers=self.auth).json()
+        return view
+
+    def wait_playing(self, match_id: str) -> dict[str, Any]:
+        deadline = time.monotonic() + 20
+        while (view := self.match(match_id))["status"] != "playing":
+            assert time.monotonic() < deadline, view["status"]
+            time.sleep(0.2)
+        return view
+
+    def clear(self, match_id: str) -> None:
+        """Clears this rival's board by logic (a mine opened by a guess is a penalty)."""
+        seat = next(s for s in self.wait_playing(match_id)["seats"] if s["player"]["id"] == self.id)
+        game_id = seat["game_id"]
+        while True:
+            view = self.http.get(f"/games/{game_id}").json()
+            if view["status"] != "playing":
+                assert view["status"] == "won", view["status"]
+                return
+            x, y = next_cell([row.replace("X", "F") for row in view["board"]], view["mines"])
+            r = self.http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=self.auth)
+            assert r.status_code == 200, r.text
+
+    def adopt(self, m: Minesweeper) -> None:
+        """The page plays as this player (its browser holds the player's token)."""
+        value = json.dumps(json.dumps({"id": self.id, "name": self.name, "token": self.token}))
+        m.page.add_init_script(f"localStorage.setItem('minesweeper.player', {value});")
+
+
+def sit_down(m: Minesweeper, match_id: str) -> None:
+    """The page opens a match's room and takes a seat there."""
+    m.page.goto(f"{m.base_url}/#/match/{match_id}")
+    take = m.page.get_by_role("button", name="Take a seat")
+    in_view(take)
+    take.click()
+
+
+def open_a_known_mine(m: Minesweeper, mines: int = 10) -> None:
+    """Plays on until the solver knows a mine, then opens it: a penalty."""
+    while not (known := solver.analyze(board_rows(m), mines).mines):
+        play_one(m, mines)
+    x, y = known[0]
+    m.cell(x, y).click()
+    m.expect_state(x, y, "X")
+
+
+def clear_board(m: Minesweeper, mines: int = 10) -> None:
+    while m.status() != "won":
+        assert m.status() in ("ready", "playing"), m.status()
+        play_one(m, mines)
+
+
+def whole_in(m: Minesweeper, locator: Locator) -> None:
+    """Every box of ``locator`` is shown whole: nothing of its text is cut off (it does
+    not overflow its own box), and its box is inside the window."""
+    for i in range(locator.count()):
+        item = locator.nth(i)
+        expect(item).to_be_visible()
+        cut = item.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+        assert not cut, (item.inner_text(), "cut off")
+        box = item.bounding_box()
+        assert box and inside(box, window_of(m)), (item.inner_text(), box)
+
+
+def test_a_race_tells_each_seat_its_place_and_its_time_with_penalties(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """Three seats at 1920x1080, names as long as names go. A rival clears first; the page
+    opens a mine (+5 s) and clears second while the third still races: it is told it
+    cleared and waits, not that it won, and the race list shows every name whole. The
+    third resigns: the page came second, in words, in its panel and its replay's title;
+    its time says what the penalty added, alike in the panel and the table."""
+    ctx = browser.new_context(**WIDE)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            first, third, me = Rival(http, "First"), Rival(http, "Third"), Rival(http, "Myself")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = first.post("/matches", mode="race", preset="beginner", seats=3)["match"]
+            third.post(f"/matches/{match['id']}/join")
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+
+            first.clear(match["id"])
+            open_a_known_mine(m)
+            # Every name is read whole in the race list, the page's own with "(you)", beside
+            # the penalty it took.
+            seats = m.page.locator("#match-seats li")
+            in_view(seats.filter(has_text=f"{me.name} (you)").get_by_text("1 mine +5 s"))
+            whole_in(m, m.page.locator("#match-seats .seat-name"))
+            ARTIFACTS.mkdir(exist_ok=True)
+            m.page.screenshot(path=str(ARTIFACTS / "match-race-wide.png"))
+            for name in (first.name, third.name, f"{me.name} (you)"):
+                expect(m.page.locator("#match-seats .seat-name", has_text=name)).to_have_count(1)
+            clear_board(m)
+
+            # Cleared, and the race goes on: not a win yet.
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text(re.compile(
+                r"^Cleared in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s, waiting for the others\.$"
+            ))
+            in_window(m, status)
+            title = m.page.locator("#result-title")
+            expect(title).to_have_text("Cleared!")
+            in_view(title)
+            expect(m.page.get_by_text("You won!")).to_have_count(0)
+
+            third.post(f"/matches/{match['id']}/leave")
+            table = m.page.get_by_role("table", name="Result")
+            in_view(table)
+            expect(title).to_have_text("Cleared, 2nd place")
+            in_view(title)
+            expect(m.page.get_by_text("You won!")).to_have_count(0)
+            mine = table.locator("tbody tr", has_text=f"{me.name} (you)")
+            expect(mine.locator("td").first).to_have_text("2")
+            time_cell = mine.locator("td").nth(1)
+            expect(time_cell).to_have_text(
+                re.compile(r"^\d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s$")
+            )
+            base, total = re.findall(r"\d+\.\d{3}", time_cell.inner_text())
+            assert abs(float(total) - float(base) - 5) < 0.0015, (base, total)
+            # The panel under the board says the same time the same way, and names the time
+            # it shows as the one with the penalty.
+            panel = m.page.locator("#result")
+            panel.scroll_into_view_if_needed()
+            sub = m.page.locator("#result-sub")
+            expect(sub).to_have_text(f"Cleared the beginner board in {time_cell.inner_text()}.")
+            in_view(sub)
+            stat = m.page.locator("#result-stats [data-stat=time]")
+            expect(stat.locator("dt")).to_have_text("Time with penalties")
+            expect(stat.locator("dd")).to_have_text(f"{total} s")
+            in_view(stat)
+            again = m.page.locator("#result").get_by_role("button", name="New solo game")
+            in_view(again)
+            play_again = m.page.locator("#result").get_by_role("button", name="Play again")
+            expect(play_again).to_have_count(0)
+
+            # The replay says the place too.
+            table.get_by_role("link", name=f"Replay of {me.name}'s board").click()
+            replay_title = m.page.locator("#replay-title")
+            expect(replay_title).to_have_text(f"Replay: {me.name} cleared the board, 2nd place")
+            in_view(replay_title)
+            m.page.go_back()
+            in_view(table)
+            table.get_by_role("link", name=f"Replay of {first.name}'s board").click()
+            expect(replay_title).to_have_text(f"Replay: {first.name} won")
+            m.page.go_back()
+            again = m.page.locator("#result").get_by_role("button", name="New solo game")
+            in_view(again)
+            again.click()
+            expect(m.page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+            expect(m.page.locator("#match")).to_be_hidden()
+    finally:
+        ctx.close()
+
+
+def test_a_race_out_of_time_shows_its_clock_and_ends_on_the_3bv_done(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """A race with a 15 s limit, made over the API. The room says the limit; during play the
+    time left counts down in the window, and a polite notice says once, near the end,
+    that time is running out. The page does more than its rival: at the end its row says
+    it ran out of time with the 3BV that put it first, and its face is not a dead one."""
+    m = new_ms(context)
+    open_home(m)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        rival = Rival(http)
+        match = rival.post("/matches", mode="race", preset="beginner", time_limit_s=15)["match"]
+        m.page.goto(f"{m.base_url}/#/match/{match['id']}")
+        in_view(m.page.get_by_text("time limit 15 s"))
+        m.page.get_by_role("button", name="Take a seat").click()
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        clock = m.page.get_by_role("timer")
+        expect(clock).to_have_text(re.compile(r"^Time left 0:1[0-5]$"))
+        in_window(m, clock)
+        # Counting down on the server's clock.
+        before = clock.inner_text()
+        expect(clock).not_to_have_text(before, timeout=3_000)
+        # One move puts the page ahead of a rival that makes none (and cannot clear the board).
+        play_one(m, 10)
+        # Said once, politely, shortly before the end (not every second: the timer is not
+        # a live region).
+        assert clock.get_attribute("aria-live") in (None, "off")
+        announcer = m.page.locator("#announcer")
+        expect(announcer).to_have_attribute("aria-live", "polite")
+        expect(announcer).to_have_text(
+            re.compile(r"^(10|9|8) seconds left in the match\.$"), timeout=10_000
+        )
+        expect(clock).to_have_class(re.compile(r"\bnear\b"))
+        in_window(m, clock)
+
+        table = m.page.get_by_role("table", name="Result")
+        expect(table).to_be_visible(timeout=20_000)
+        first_row = table.locator("tbody tr").first
+        expect(first_row).to_contain_text(m.page.locator("#player-label").inner_text())
+        expect(first_row.locator("td").first).to_have_text("1")
+        expect(first_row.locator("td").nth(1)).to_have_text(
+            re.compile(r"^Out of time: \d+ of \d+ 3BV$")
+        )
+        in_view(first_row)
+        expect(table.get_by_text("Lost")).to_have_count(0)
+        expect(clock).to_be_hidden()
+        # The board stopped by the end is not a loss on a mine.
+        expect(m.page.locator("#face")).not_to_have_attribute("data-face", "dead")
+        title = m.page.locator("#result-title")
+        expect(title).to_have_text("Out of time, 1st place")
+        title.scroll_into_view_if_needed()
+        in_view(title)
+        expect(m.page.locator("#result-sub")).to_have_text(
+            re.compile(r"^\d+ of \d+ 3BV done when the time ran out\.$")
+        )
+
+
+def test_resigning_is_confirmed_and_then_the_page_stops(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Resign asks first, in a dialog the keyboard answers (Escape keeps playing). Once
+    resigned the page says so, its clock stops, its board takes no clicks and looks it; the
+    focus stays with the status. When the rival wins, the panel says the page resigned."""
+    m = new_ms(context)
+    open_home(m)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        rival = Rival(http)
+        match = rival.post("/matches", mode="race", preset="beginner")["match"]
+        sit_down(m, match["id"])
+        # The button pressed went: the status, saying what comes next, has the focus.
+        status = m.page.locator("#match-status")
+        expect(status).to_be_focused()
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+
+        resign = m.page.get_by_role("button", name="Resign")
+        resign.focus()
+        m.page.keyboard.press("Enter")
+        dialog = m.page.get_by_role("dialog", name="Resign this race?")
+        in_window(m, dialog)
+        expect(dialog).to_contain_text("counts for your rating")
+        keep = dialog.get_by_role("button", name="Keep playing")
+        expect(keep).to_be_focused()
+        m.page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+        expect(resign).to_be_focused()
+        expect(m.page.locator("#match-seats li", has_text="(you)")).not_to_contain_text("Resigned")
+        m.page.keyboard.press("Enter")
+        expect(keep).to_be_focused()
+        m.page.keyboard.press("Tab")
+        expect(dialog.get_by_role("button", name="Resign")).to_be_focused()
+        m.page.keyboard.press("Enter")
+
+        expect(status).to_have_text(
+            "You resigned. The others play on; the result shows when the match ends."
+        )
+        in_window(m, status)
+        expect(status).to_be_focused()
+        expect(resign).to_have_count(0)
+        # The clock stopped; the board takes no moves, and says so.
+        stopped = m.timer()
+        expect(m.grid).to_have_attribute("aria-readonly", "true")
+        hidden = next(
+            (i % 9, i // 9) for i, s in enumerate(m.states()) if s == "#"
+        )
+        m.cell(*hidden).click()
+        m.page.wait_for_timeout(1500)
+        assert m.timer() == stopped
+        m.expect_state(*hidden, "#")
+        expect(m.page.locator(".toast.error")).to_have_count(0)
+        filter_ = m.page.locator("#board-area").evaluate("e => getComputedStyle(e).filter")
+        assert "grayscale" in filter_, filter_
+
+        rival.clear(match["id"])
+        table = m.page.get_by_role("table", name="Result")
+        in_view(table)
+        title = m.page.locator("#result-title")
+        expect(title).to_have_text("You resigned")
+        title.scroll_into_view_if_needed()
+        in_view(title)
+        expect(m.page.get_by_text("Boom!")).to_have_count(0)
+        expect(m.page.locator("#face")).not_to_have_attribute("data-face", "dead")
+
+
+def test_coop_speaks_of_the_team_and_counts_its_penalties_once(
+    contexts: list[BrowserContext], context: BrowserContext, new_ms: NewPage
+) -> None:
+    """Two players clear a co-op board, one of them opening a mine on the way; a third page
+    watches. The watcher is told the board follows the team, and that the team won; the
+    penalty is the team's, said once; the team's time says what the penalty added, the
+    same way above the board and under it."""
+    one: Minesweeper = new_ms(contexts[0])
+    two: Minesweeper = new_ms(contexts[1])
+    open_home(one)
+    match = create_room(one, "coop")
+    two.page.goto(f"{two.base_url}/")
+    expect(two.page.locator("#player-label")).not_to_have_text("Player")
+    join_by_link(one, two)
+    watcher = new_ms(context)
+    watcher.page.goto(f"{watcher.base_url}/#/match/{match}")
+    for m in (one, two, watcher):
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+    idle = watcher.page.locator("#notes-idle")
+    expect(idle).to_have_text("Watching live: the board follows the team's moves.")
+    in_view(idle)
+
+    open_a_known_mine(one)
+    for m in (one, two, watcher):
+        penalties = m.page.locator("#match-seats .seat-penalties")
+        expect(penalties).to_have_count(1)
+        expect(penalties).to_have_text("Team: 1 mine +5 s")
+        in_view(penalties)
+    clear_board(one)
+
+    sums = []
+    for m in (one, two, watcher):
+        summary = m.page.locator("#match-summary")
+        expect(summary).to_have_text(re.compile(
+            r"^The team cleared the board in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s\.$"
+        ))
+        in_view(summary)
+        sums.append(summary.inner_text())
+        table = m.page.get_by_role("table", name="The team's result")
+        expect(table.locator("tbody tr")).to_have_count(2)
+        expect(table).not_to_contain_text("+5 s")
+        expect(m.page.get_by_text("The player").locator("visible=true")).to_have_count(0)
+        expect(m.page.locator("#announcer")).not_to_contain_text("The player")
+    assert len(set(sums)) == 1, sums
+    phrase = sums[0].removeprefix("The team cleared the board in ").removesuffix(".")
+    total = phrase.rsplit("= ", 1)[1]
+    titles = ((one, "Cleared together!"), (two, "Cleared together!"), (watcher, "The team won!"))
+    for m, title in titles:
+        heading = m.page.locator("#result-title")
+        expect(heading).to_have_text(title)
+        heading.scroll_into_view_if_needed()
+        in_view(heading)
+        expect(m.page.locator("#result-sub")).to_contain_text(
+            f"cleared the beginner board in {phrase}."
+        )
+        stat = m.page.locator("#result-stats [data-stat=time]")
+        expect(stat.locator("dt")).to_have_text("Time with penalties")
+        expect(stat.locator("dd")).to_have_text(total)
+    solo = watcher.page.locator("#result").get_by_role("button", name="New solo game")
+    expect(solo).to_be_visible()
 
 
 @pytest.mark.parametrize("device", ["phone", "laptop"])

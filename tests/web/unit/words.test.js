@@ -83,4 +83,10 @@ describe("the result", () => {
     ]);
     assert.equal(boardName(g), "the expert board");
   });
+
+  it("shows a match's time with its penalties, so named", () => {
+    const g = new Game(view({ status: "won", version: 3, elapsed_ms: 24_149, stats: { bbbv: 10, bbbv_done: 10 } }));
+    const [term, value] = statRows(g, { time: "29.149 s", timeTerm: "Time with penalties" })[0];
+    assert.equal(`${term}: ${value}`, "Time with penalties: 29.149 s");
+  });
 });
