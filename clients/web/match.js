@@ -16,53 +16,9 @@ export const WARN_S = 10;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/**
- * The share link of match `id`: opening it shows the room, where a seat can be taken. A
- * match's view does not say how many seats it has: the link carries that (`seats`).
- */
-export function matchUrl(id, where = globalThis.location, seats = null) {
-  return `${where.origin}${where.pathname}${seats ? `?seats=${seats}` : ""}#/match/${id}`;
-}
-
-/** The number of seats an address's `?seats=` gives (2 to 8), or null. */
-export function seatsParam(search) {
-  const n = Number(new URLSearchParams(search || "").get("seats"));
-  return Number.isInteger(n) && n >= 2 && n <= 8 ? n : null;
-}
-
-/**
- * How many seats each room has, as far as this browser knows (the creator's choice, an
- * invite link's, the players of the match a rematch follows): kept for the tab's life.
- */
-export class SeatCounts {
-  constructor(store = safeSessionStorage()) {
-    this.store = store;
-  }
-
-  get(id) {
-    try {
-      const n = Number(this.store?.getItem(`minesweeper.seats.${id}`));
-      return Number.isInteger(n) && n >= 2 ? n : null;
-    } catch {
-      return null;
-    }
-  }
-
-  set(id, n) {
-    try {
-      if (n) this.store?.setItem(`minesweeper.seats.${id}`, String(n));
-    } catch {
-      // Storage full or off: the page says the seats taken only.
-    }
-  }
-}
-
-function safeSessionStorage() {
-  try {
-    return globalThis.sessionStorage ?? null;
-  } catch {
-    return null;
-  }
+/** The share link of match `id`: opening it shows the room, where a seat can be taken. */
+export function matchUrl(id, where = globalThis.location) {
+  return `${where.origin}${where.pathname}#/match/${id}`;
 }
 
 /** The seat index of player `playerId` in `view`, or -1. */

@@ -4,7 +4,7 @@
 // private rooms (a race or a co-op match this player creates, shared by its link). Both
 // end on the match's page, #/match/<id> (room.js).
 
-import { PlayerFeed, SeatCounts } from "./match.js";
+import { PlayerFeed } from "./match.js";
 import { PRESETS } from "./profile.js";
 
 const POLL_MS = 1500;
@@ -28,7 +28,6 @@ export class PlayOnline {
   constructor({ matches, notices, openMatch, timers = globalThis }) {
     Object.assign(this, { matches, notices, openMatch, timers });
     this.seek = null; // { id, preset, timer, feed, since }
-    this.seatCounts = new SeatCounts();
     this.build();
   }
 
@@ -197,8 +196,6 @@ export class PlayOnline {
     this.roomStatus.textContent = "Making the room…";
     try {
       const view = await this.matches.create(settings);
-      // The room's view does not say how many seats it has: its page and link will.
-      this.seatCounts.set(view.id, settings.seats);
       this.dialog.close();
       this.openMatch(view.id);
     } catch (err) {

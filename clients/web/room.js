@@ -11,8 +11,8 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, PENALTY_S, penaltyTime,
-  playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, SeatCounts, seatOf,
-  seatOutcome, seatRows, seatsParam, seatsWords, secondsLeft, stage, WARN_S,
+  playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
 import { tokens } from "./storage.js";
@@ -68,7 +68,6 @@ export class Room {
     this.focusBoard = false;
     this.warned = false;
     // How many seats each room has: the match's view does not say.
-    this.seatCounts = new SeatCounts();
     // A rematch's players (the match before it's), once learnt: { id, players }.
     this.invited = null;
     this.build();
@@ -182,13 +181,6 @@ export class Room {
     this.id = id;
     if (this.landing !== id) this.landing = this.handoff = null; // reached some other way
     this.section.hidden = false;
-    // An invite link says how many seats the room has (its view does not): kept, and
-    // taken off the address, which stays the match's.
-    const seats = seatsParam(location.search);
-    if (seats) {
-      this.seatCounts.set(id, seats);
-      history.replaceState(history.state, "", `${location.pathname}${location.hash}`);
-    }
     document.body.dataset.match = "loading";
     this.title.textContent = "Match";
     this.status.textContent = "Loading the match…";
@@ -217,8 +209,6 @@ export class Room {
   /** Go to match `id`'s page, its status (or its Start button) taking the focus there. */
   goTo(id, view = null) {
     this.handoff = view;
-    // A rematch has a seat for each of this match's players.
-    if (this.view && view?.rematch_of === this.view.id) this.seatCounts.set(id, this.view.seats.length);
     this.landing = id;
     this.onMatch(id);
   }
@@ -286,7 +276,6 @@ export class Room {
     try {
       const before = await this.matches.get(view.rematch_of);
       invited.players = new Set(before.seats.map((s) => s.player.id));
-      this.seatCounts.set(view.id, before.seats.length);
       if (this.id === view.id && this.view) this.render();
     } catch {
       // The page says the seats taken only, and the service refuses whom it must.
@@ -457,7 +446,7 @@ export class Room {
     // A rematch's room takes only the last match's players: it says so instead of inviting.
     this.share.hidden = v.status !== "waiting" || Boolean(v.rematch_of);
     this.inviteOnly.hidden = v.status !== "waiting" || !v.rematch_of;
-    this.shareUrl.value = matchUrl(v.id, location, this.seatCounts.get(v.id));
+    this.shareUrl.value = matchUrl(v.id, location);
     this.joinButton.hidden = !canJoin(v, meId) || !this.invitedHere(v);
     this.startButton.hidden = !(v.status === "waiting" && seatOf(v, meId) === 0);
     this.startButton.disabled = this.busy || !canStart(v, meId);
@@ -484,7 +473,7 @@ export class Room {
     let text;
     if (shown === "waiting") {
       const n = v.seats.length;
-      const who = seatsWords(n, this.seatCounts.get(v.id));
+      const who = seatsWords(n, v.capacity);
       if (!seated) text = !this.invitedHere(v) ? `${who}. Only the last match's players can take a seat; you can watch.` : `${who}. Take a seat to play.`;
       else if (seatOf(v, this.me.id) === 0) {
         const others = v.rematch_of ? "start once another player is in" : "share the link; start once somebody joins";

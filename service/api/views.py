@@ -228,6 +228,7 @@ def match_view(state: MatchState, now: int, viewer: str | None = None) -> wire.M
         ended_at=optional_timestamp(state.ended_at),
         server_time=timestamp(now),
         seats=seats,
+        capacity=state.capacity,
         rematch_id=state.rematch_id,
         rematch_of=state.rematch_of,
     )

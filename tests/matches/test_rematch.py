@@ -65,6 +65,7 @@ def test_a_rematch_is_made_once_and_seats_its_players_only(clients: tuple[Api, A
     assert new["status"] == "waiting" and new["rematch_id"] is None
     assert new["rematch_of"] == match["id"] and old["rematch_of"] is None
     assert [s["player"]["id"] for s in new["seats"]] == [bob.id]
+    assert old["capacity"] == 3 and new["capacity"] == 3
     r = a.client.post(f"/matches/{new['id']}/join", headers=dave.auth)
     assert r.status_code == 403 and r.json()["code"] == "forbidden", r.text
 

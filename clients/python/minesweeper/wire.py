@@ -529,6 +529,8 @@ class MatchView(Struct):
     ended_at: Timestamp | None
     server_time: Timestamp
     seats: list[Seat]
+    # How many seats it has (``NewMatch.seats``): it starts by itself when all are taken.
+    capacity: int
     # The match the players play next, once one of them asked for it
     # (``POST /matches/{id}/rematch``); null until then.
     rematch_id: str | None

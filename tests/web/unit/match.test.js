@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import {
   canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, penaltyTime,
   placeWords, PlayerFeed, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
-  rematchShut, replayOutcome, resultRows, SeatCounts, seatOutcome, seatRows, seatsParam, seatsWords, secondsLeft, stage,
+  rematchShut, replayOutcome, resultRows, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
@@ -33,7 +33,7 @@ function match({ version = 1, status = "waiting", mode = "race", seats = [seat("
   return {
     id: "0123456789abcdef0123456789abcdef", mode, status, version, width: 9, height: 9, mines: 10,
     preset: "beginner", no_guess: true, rated: true, on_mine: "penalty", time_limit_s: 600,
-    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, rematch_id: null, rematch_of: null, ...rest,
+    created_at: stamp(0), starts_at: null, ends_at: null, ended_at: null, server_time: stamp(0), seats, capacity: 2, rematch_id: null, rematch_of: null, ...rest,
   };
 }
 
@@ -415,17 +415,7 @@ describe("a match's words", () => {
     assert.equal(playingWords(playing, "p9"), "The team is playing; you are watching.");
   });
 
-  it("carries a room's seats in its link, and keeps them for the tab", () => {
-    const where = { origin: "http://h", pathname: "/" };
-    assert.equal(matchUrl(A, where), `http://h/#/match/${A}`);
-    assert.equal(matchUrl(A, where, 3), `http://h/?seats=3#/match/${A}`);
-    assert.equal(seatsParam("?seats=3"), 3);
-    for (const bad of ["", "?seats=1", "?seats=9", "?seats=two", "?seats=2.5"]) assert.equal(seatsParam(bad), null, bad);
-    const store = new Map();
-    const counts = new SeatCounts({ getItem: (k) => store.get(k) ?? null, setItem: (k, v) => store.set(k, v) });
-    assert.equal(counts.get(A), null);
-    counts.set(A, 4);
-    assert.equal(counts.get(A), 4);
-    assert.equal(new SeatCounts(null).get(A), null, "no storage: nothing known");
+  it("links to a room by its id", () => {
+    assert.equal(matchUrl(A, { origin: "http://h", pathname: "/" }), `http://h/#/match/${A}`);
   });
 });
