@@ -64,8 +64,11 @@ export class ResultPanel {
     const g = c.game;
     if (entry.rank == null) this.lookUpRank(entry);
     const s = g.stats;
-    if ((!s || s.bbbv == null || s.efficiency == null) && !entry.statsAsked) {
-      // The final stats come with the view; ask for it once.
+    // A player's win may be held off the people's leaderboard: the view says so.
+    const heldUnknown = g.status === "won" && g.playerId && !g.held;
+    if ((!s || s.bbbv == null || s.efficiency == null || heldUnknown) && !entry.statsAsked) {
+      // The final stats, and whether a rule held the win back, come with the view; ask
+      // for it once.
       entry.statsAsked = true;
       this.api.getGame(c.id).then((view) => c.session.offerView(view)).catch(() => {});
     }

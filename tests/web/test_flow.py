@@ -485,3 +485,26 @@ def test_a_spectator_is_told_the_player_used_a_hint(api: Api, ms: Minesweeper) -
     expect(ms.page.locator("#announcer")).to_have_text("The player used a hint: not ranked.")
     api.act(gid, token, "hint")
     expect(tag).to_have_text("Assisted: 2 hints, not ranked")
+
+
+def test_a_win_held_off_the_peoples_board_says_so_at_once(
+    api: Api, ms: Minesweeper, live_server: str
+) -> None:
+    """A win played faster than any person is held off the people's leaderboard; the
+    result says so as the game ends, not only once the page loads the game again."""
+    ms.goto()
+    open_daily(ms, "beginner")
+    gid = ms.game_id
+    token = json.loads(ms.page.evaluate(f"localStorage.getItem('minesweeper.token.{gid}')"))
+    mines = daily_mines(api, "beginner")
+    board = api.get(gid)["board"]
+    todo = [(x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+            if c == "#" and (x, y) not in mines]
+    while api.get(gid)["status"] != "won":
+        x, y = todo.pop()
+        if api.get(gid)["board"][y][x] == "#":
+            api.move(gid, token["token"], "reveal", x, y)
+    assert api.get(gid)["held"] is not None, "a machine's pace, held"
+    expect(ms.page.locator("#result")).to_contain_text("You won!")
+    expect(ms.page.locator("#result-note")).to_contain_text("Not on the people's leaderboard")
+    expect_in_view(ms.page.locator("#result-note"))
