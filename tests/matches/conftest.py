@@ -90,6 +90,27 @@ def wait_until_started(api: Api, match: dict[str, Any]) -> None:
         time.sleep(max(0.01, (starts - now) / 1000))
 
 
+def started_race(a: Api, b: Api, **body: Any) -> tuple[dict[str, Any], Player, Player,
+                                                    dict[str, str]]:
+    """A two-seat race between two new players, Alice (on ``a``) and Bob (on ``b``), once
+    its countdown is over: the match, the two, and each one's game id (only theirs)."""
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, **body)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    games = {}
+    for api, p in ((a, alice), (b, bob)):
+        view = call(api, "GET", f"/matches/{match['id']}", p)
+        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+    wait_until_started(a, view)
+    return match, alice, bob, games
+
+
+def hidden_safe_cell(board: list[str], mines: set[tuple[int, int]]) -> tuple[int, int]:
+    """The first hidden cell without a mine, in reading order."""
+    return next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                if c == "#" and (x, y) not in mines)
+
+
 @dataclass
 class Seat:
     api: Api

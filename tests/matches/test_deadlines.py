@@ -15,9 +15,11 @@ from service.store import MatchState, keys
 from tests.matches.conftest import (
     Seat,
     call,
+    hidden_safe_cell,
     mines_of,
     new_match,
     play_to_win,
+    started_race,
     wait_for_match,
     wait_until_started,
 )
@@ -132,18 +134,9 @@ def test_the_end_ends_the_games_it_left_on(
     their mines shown, once, and their views say the match ended them; whoever watches
     Alice's game is told."""
     a, b = clients
-    alice, bob = a.register(), b.register()
-    match = new_match(a, alice, seats=2, time_limit_s=5)
-    call(b, "POST", f"/matches/{match['id']}/join", bob)
-    games = {}
-    for api, p in ((a, alice), (b, bob)):
-        view = call(api, "GET", f"/matches/{match['id']}", p)
-        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
-    wait_until_started(a, view)
+    match, alice, bob, games = started_race(a, b, time_limit_s=5)
     mines = mines_of(store, games[alice.id])
-    board = a.view(games[alice.id])["board"]
-    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
-                if c == "#" and (x, y) not in mines)
+    safe = hidden_safe_cell(a.view(games[alice.id])["board"], mines)
     hit = min(mines)
     Seat(a, alice, games[alice.id]).move("reveal", *hit)
     Seat(a, alice, games[alice.id]).move("reveal", *safe)
@@ -186,16 +179,9 @@ def test_a_move_retried_after_the_time_limit_gets_its_first_answer(
     """An answer lost on the way back, retried with its Idempotency-Key once the match's
     time is up, is the first answer: the move was made in time."""
     a, b = clients
-    alice, bob = a.register(), b.register()
-    match = new_match(a, alice, seats=2, time_limit_s=5)
-    call(b, "POST", f"/matches/{match['id']}/join", bob)
-    view = call(a, "GET", f"/matches/{match['id']}", alice)
-    game_id = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
-    wait_until_started(a, view)
-    mines = mines_of(store, game_id)
-    board = a.view(game_id)["board"]
-    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
-                if c == "#" and (x, y) not in mines)
+    match, alice, _, games = started_race(a, b, time_limit_s=5)
+    game_id = games[alice.id]
+    safe = hidden_safe_cell(a.view(game_id)["board"], mines_of(store, game_id))
     headers = {**alice.auth, "Idempotency-Key": "last-move"}
     first = a.client.post(f"/games/{game_id}/reveal", json={"x": safe[0], "y": safe[1]},
                           headers=headers)
@@ -244,18 +230,9 @@ def test_a_match_out_of_time_ends_at_its_time_limit_not_when_polled(
     """However late the poll that finds it due, the match ends at ``ends_at``: its games,
     one moved on and one never touched, stop at the time limit, to the millisecond."""
     a, b = clients
-    alice, bob = a.register(), b.register()
-    match = new_match(a, alice, seats=2, time_limit_s=5)
-    call(b, "POST", f"/matches/{match['id']}/join", bob)
-    games = {}
-    for api, p in ((a, alice), (b, bob)):
-        view = call(api, "GET", f"/matches/{match['id']}", p)
-        games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
-    wait_until_started(a, view)
+    match, alice, bob, games = started_race(a, b, time_limit_s=5)
     mines = mines_of(store, games[alice.id])
-    board = a.view(games[alice.id])["board"]
-    safe = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
-                if c == "#" and (x, y) not in mines)
+    safe = hidden_safe_cell(a.view(games[alice.id])["board"], mines)
     assert Seat(a, alice, games[alice.id]).move("reveal", *safe)["status"] == "playing"
 
     end = wait_for_match(b, match["id"], "finished", timeout=60)

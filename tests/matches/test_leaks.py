@@ -17,10 +17,12 @@ from websockets.sync.client import ClientConnection
 from tests.matches.conftest import (
     Seat,
     call,
+    hidden_safe_cell,
     match_socket,
     mines_of,
     new_match,
     receive,
+    started_race,
     wait_for_match,
     wait_until_started,
 )
@@ -179,15 +181,10 @@ def test_a_seat_that_hits_a_mine_sees_that_mine_only_until_the_match_ends(
     other seats play it: a second account could lose at once and hand its player every
     mine. The loss shows the mine hit; the match's end shows the rest, once."""
     a, b = clients
-    alice, bob = a.register(), b.register()
-    match = new_match(a, alice, seats=2, on_mine="lose")
-    call(b, "POST", f"/matches/{match['id']}/join", bob)
-    view = call(a, "GET", f"/matches/{match['id']}", alice)
-    alice_game = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == alice.id)
-    wait_until_started(a, view)
+    match, alice, bob, games = started_race(a, b, on_mine="lose")
+    alice_game = games[alice.id]
     mines = mines_of(store, alice_game)
-    board = a.view(alice_game)["board"]
-    wrong = next((x, y) for x, y in hidden_cells(board) if (x, y) not in mines)
+    wrong = hidden_safe_cell(a.view(alice_game)["board"], mines)
     hit = min(mines)
     seat = Seat(a, alice, alice_game)
     seat.move("flag", *wrong)

@@ -123,12 +123,7 @@ def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, lev
         expect_in_view(result.get_by_role("button", name=name))
     expect_in_view(ms.page.locator("#face"))
     # Every mine is seen beside the result: the whole board, its last row too.
-    area = ms.page.locator("#board-area")
-    expect(area).to_have_attribute("data-more", "")
-    expect_in_view(area)
-    w, h = ms.size()
-    for x, y in ((0, 0), (w - 1, h - 1)):
-        inner(box(ms.cell(x, y)), box(area))
+    whole_board_in_view(ms)
     # The zoom bar's labels are read whole.
     for label in ms.page.locator(".viewbar > *").all():
         if label.is_visible():
@@ -196,6 +191,16 @@ def win_like_a_person(api: Api, ms: Minesweeper, mines: set[Cell]) -> None:
     raise AssertionError("the board was not won")
 
 
+def whole_board_in_view(ms: Minesweeper) -> None:
+    """The board's area in the window, its first and last cells inside it."""
+    area = ms.page.locator("#board-area")
+    expect(area).to_have_attribute("data-more", "")
+    expect_in_view(area)
+    w, h = ms.size()
+    for x, y in ((0, 0), (w - 1, h - 1)):
+        inner(box(ms.cell(x, y)), box(area))
+
+
 def wait_in_view(locator: Locator, timeout: float = 5.0) -> None:
     """``expect_in_view``, once the page has had a moment to lay itself out again."""
     deadline = time.monotonic() + timeout
@@ -230,12 +235,7 @@ def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
         expect_in_view(ms.page.locator("#face"))
         assert ms.page.evaluate("scrollY") == 0
         # The whole board is seen beside it.
-        area = ms.page.locator("#board-area")
-        expect(area).to_have_attribute("data-more", "")
-        expect_in_view(area)
-        w, h = ms.size()
-        for x, y in ((0, 0), (w - 1, h - 1)):
-            inner(box(ms.cell(x, y)), box(area))
+        whole_board_in_view(ms)
         assert not ms.errors
     finally:
         ctx.close()
