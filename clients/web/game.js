@@ -220,7 +220,10 @@ export class Game extends Cells {
     if (this.status === "ready" || this.startedAt == null) return 0;
     if (this.finished || this.paused || this.timeRef.at == null) return this.elapsedMs;
     if (this.haltedMs != null) return this.haltedMs;
-    return Math.max(0, this.timeRef.elapsed + (serverNow - this.timeRef.at));
+    // A match's game is taken before its start (started_at ahead, in the countdown):
+    // its clock runs from the start, not from when it was taken.
+    const from = Math.max(this.timeRef.at, this.startedAt);
+    return Math.max(0, this.timeRef.elapsed + Math.max(0, serverNow - from));
   }
 
   /** A number with exactly that many flags around it and something left to open. */

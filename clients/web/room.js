@@ -551,7 +551,8 @@ export class Room {
       const tr = el("tr", { className: r.you ? "match-you" : "" },
         cell("Place", r.place != null ? String(r.place) : "—"),
         el("th", { scope: "row" }, el("span", { className: "seat-player", textContent: r.name }), ...(r.you ? [" ", el("span", { className: "seat-you", textContent: "(you)" })] : [])),
-        cell("Time", seatOutcome(seat)),
+        // A card says "Time:" before a time only; "Resigned: 4 of 12 3BV" speaks for itself.
+        cell(seat.status === "won" ? "Time" : "", seatOutcome(seat)),
         cell("Rating", rating),
         cell("Replay", this.replayLink(r.gameId, `Replay of ${r.name}'s board`, "Replay", replayOutcome(v, seat))));
       body.append(tr);

@@ -119,6 +119,8 @@ def test_two_pages_race_a_private_match_to_the_end(
     in_view(one.page.get_by_text("time limit 10 min"))
     # The creator cannot start alone.
     expect(one.page.get_by_role("button", name="Start")).to_be_disabled()
+    # And looks it: dimmed, not the solid button that starts the match.
+    expect(one.page.get_by_role("button", name="Start")).to_have_css("opacity", "0.5")
 
     two.page.goto(f"{two.base_url}/")
     expect(two.page.locator("#player-label")).not_to_have_text("Player")
@@ -450,9 +452,11 @@ def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
         one, two = pages
         create_room(one, "race")
         join_by_link(one, two)
-        # Resigned once play began, the race is rated: each row has a rating change.
+        # Resigned once play began, the race is rated: each row has a rating change. (By
+        # the service's clock: a race every seat left before its start rates nobody.)
         for m in pages:
             expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        wait_for_play(one)
         resign_all(pages)
         width = phone["viewport"]["width"]
         for m in pages:
@@ -472,6 +476,9 @@ def test_a_match_result_fits_a_phone(browser: Browser, new_ms: NewPage) -> None:
                     cell = cells.nth(i)
                     cell.scroll_into_view_if_needed()
                     whole_in(m, cell)
+                # A resigned seat's card says so in words, with no "Time:" before them.
+                outcome = table.locator("tbody tr").nth(row).locator("td").nth(1)
+                assert outcome.inner_text().startswith("Resigned: "), outcome.inner_text()
                 rating = table.locator("tbody tr").nth(row).locator("td[data-label=Rating]")
                 expect(rating).to_have_text(re.compile(r"^\d+ \((\+\d+|\u2212\d+|±0)\)$"))
                 replay = table.locator("tbody tr").nth(row).get_by_role(
@@ -587,6 +594,14 @@ def resign_all(pages: list[Minesweeper]) -> None:
         resign(m)
     for m in pages:
         expect(m.page.get_by_role("table", name="Result")).to_be_visible()
+
+
+def wait_for_play(m: Minesweeper) -> None:
+    """Until the service says the page's match is playing (its countdown over)."""
+    deadline = time.monotonic() + 15
+    while httpx.get(f"{m.base_url}/matches/{match_id(m)}").json()["status"] != "playing":
+        assert time.monotonic() < deadline, "the countdown never ended"
+        time.sleep(0.05)
 
 
 def match_id(m: Minesweeper) -> str:

@@ -61,6 +61,13 @@ describe("Game", () => {
     assert.deepEqual(rows(g), ["1#*", "###", "##X"]);
   });
 
+  it("runs a match game's clock from its start, not from a view taken in the countdown", () => {
+    const g = new Game(view({ status: "playing", board: ["1##", "###", "###"], started_at: stamp(3000), elapsed_ms: 0, server_time: stamp(0) }));
+    assert.equal(g.elapsedAt(Date.parse(stamp(2000))), 0);
+    assert.equal(g.elapsedAt(Date.parse(stamp(3000))), 0);
+    assert.equal(g.elapsedAt(Date.parse(stamp(4500))), 1500);
+  });
+
   it("ignores cells off the board rather than writing past it", () => {
     const g = new Game(view());
     assert.deepEqual([...g.apply(diff(1, [[3, 0, "1"], [0, 3, "1"], [1, 1, "3"]]))], [4]);
