@@ -220,11 +220,7 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
             t.expect(r"time \d+   racing")
             t.send("q")
             t.expect("q again resigns the race")
-            t.send("q")
-            t.child.expect(pexpect.EOF)
-            t.child.close()
-            assert t.child.exitstatus == 0
-            assert f"minesweeper match {match.id}" in str(t.child.before)
+            assert f"minesweeper match {match.id}" in t.quit()
             seats = {s.player.name: s.status for s in b.match(match.id).seats}
             assert seats == {name: "resigned", alice.player.name: "playing"}
             b.leave_match(match.id)
@@ -323,11 +319,7 @@ def test_r_asks_for_a_rematch_and_goes_on_in_it(
         assert mine is not None and a.get(mine).status in ("ready", "playing")
         t.send("q")
         t.expect("q again resigns the race")
-        t.send("q")
-        t.child.expect(pexpect.EOF)
-        t.child.close()
-        assert t.child.exitstatus == 0
-        assert f"minesweeper match {new.id}" in str(t.child.before)
+        assert f"minesweeper match {new.id}" in t.quit()
         seats = {s.player.name: s.status for s in b.match(new.id).seats}
         assert seats == {name: "resigned", bob: "playing"}
         b.leave_match(new.id)
