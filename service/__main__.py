@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> None:
             host=settings.host,
             port=settings.port,
             workers=settings.workers,
-            log_level=settings.log_level,
+            # The levels are log_config's alone: uvicorn's log_level would set its
+            # loggers' again, the frame logger's (auth tokens at debug) among them.
             log_config=log_config,
             access_log=False,
             # The app's own edge believes forwarding headers from FORWARDED_ALLOW_IPS.

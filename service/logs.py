@@ -47,6 +47,9 @@ class JsonFormatter(logging.Formatter):
 def config(level: str) -> dict[str, object]:
     """A ``logging.config.dictConfig`` for the service and uvicorn alike."""
     handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    # The WebSocket protocol logs every frame at debug, a player's auth message (its
+    # token) among them: those loggers stay at info whatever the level.
+    framed = max(logging.getLevelName(level.upper()), logging.INFO)
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -55,7 +58,8 @@ def config(level: str) -> dict[str, object]:
         "root": {"handlers": ["default"], "level": level.upper()},
         "loggers": {
             "uvicorn": {"handlers": ["default"], "level": level.upper(), "propagate": False},
-            "uvicorn.error": {"level": level.upper()},
+            "uvicorn.error": {"level": framed},
+            "websockets": {"level": framed},
             # Requests are logged once, by the service's access log, with their id.
             "uvicorn.access": {"handlers": [], "propagate": False},
         },

@@ -78,6 +78,26 @@ def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -
     assert "987654321" not in text
 
 
+async def test_a_debug_log_keeps_the_tokens_sockets_carry(redis_url: str) -> None:
+    """At debug level the WebSocket protocol would log every frame, auth messages too."""
+    with ServiceProcess({"REDIS_URL": redis_url, "LOG_LEVEL": "debug"}) as svc:
+        player = httpx.post(f"{svc.url}/players", json={}, timeout=30).json()
+        game_id, token = _new_game(svc.url)
+        base = svc.url.replace("http://", "ws://")
+        for path, secret in [("/players/me/events", player["token"]),
+                             (f"/games/{game_id}/events", token)]:
+            async with websockets.connect(base + path) as ws:
+                await ws.send(json.dumps({"type": "auth", "token": secret}))
+                await ws.send(json.dumps({"type": "reveal", "x": 4, "y": 4, "id": 1}))
+                await asyncio.wait_for(ws.recv(), 10)
+        httpx.get(f"{svc.url}/healthz", timeout=30)
+        text = svc.output()
+        assert '"level": "debug"' in text  # the service's own debug lines still come
+        for secret in (player["token"], token):
+            # Any 12 characters of it: a frame log shortens what it shows in the middle.
+            assert not any(secret[i : i + 12] in text for i in range(len(secret) - 11))
+
+
 def test_metrics_count_requests_and_moves(chatty: ServiceProcess) -> None:
     game_id, token = _new_game(chatty.url)
     auth = {"Authorization": f"Bearer {token}"}
