@@ -50,6 +50,11 @@ class _RawResult(msgspec.Struct, tag="result", tag_field="type"):
     diff: msgspec.Raw
 
 
+def _paused_after(heads: list[_Head]) -> bool:
+    """Whether the last diff among ``heads`` left the game paused."""
+    return next((h.paused for h in reversed(heads) if h.version is not None), False)
+
+
 class Session(Feed):
     """One socket: a writer that forwards live diffs, a reader that takes moves, and a
     keeper that sends heartbeats while it is quiet and ends it when a send hangs."""
@@ -100,9 +105,18 @@ class Session(Feed):
                 await self.snapshot(record)
                 return
             events = []
+        heads = [_head.decode(data) for data in events]
+        if any(h.version is not None for h in heads) and _paused_after(heads):
+            # The missed diffs' cells are the board that pausing hides: a paused snapshot
+            # in their place (the notices still), and the board again once it is resumed.
+            await self.snapshot()
+            for data, head in zip(events, heads, strict=True):
+                if head.version is None:
+                    await self.deliver(data.decode(), head)
+            return
         self.version = max(self.version, since or 0)
-        for data in events:
-            await self.deliver(data.decode(), _head.decode(data))
+        for data, head in zip(events, heads, strict=True):
+            await self.deliver(data.decode(), head)
 
     async def forward(self, sub: Subscription[_Head], since: int | None) -> None:
         """What the client missed (or a snapshot), then the live messages."""

@@ -206,3 +206,35 @@ async def test_a_subscriber_that_does_not_read_is_dropped_with_1013(
             await back.until_version(moves + 2, timeout=120)
             assert not back.of("snapshot")
             assert [m["version"] for m in back.of("diff")] == list(range(since + 1, moves + 3))
+
+
+async def test_a_socket_that_catches_up_on_a_paused_game_sees_no_cells(
+    replicas: tuple[str, str],
+) -> None:
+    """Pausing hides the board: a client that (re)connects with ``since`` while the game
+    is paused gets a paused snapshot, not the missed diffs' cells; the board comes back
+    once the game is resumed."""
+    a, b = replicas
+    async with httpx.AsyncClient(base_url=a, timeout=TIMEOUT) as c:
+        game = await create(c, preset="beginner", seed=1)
+        opened = await move(c, game, "reveal", 4, 4)
+        assert opened["cells"]
+        await move(c, game, "flag", 7, 5)
+        paused = await c.post(f"/games/{game.id}/pause", headers=game.auth)
+        assert paused.status_code == 200
+        async with Watcher(ws_url(b, game.id, since=0)) as late:
+            snapshot = await late.next_of("snapshot")
+            game_view = snapshot["game"]
+            assert game_view["paused"] is True and game_view["version"] == 3
+            assert set("".join(game_view["board"])) == {"#"}
+            assert not [m for m in late.messages if m.get("cells")]
+            resumed = await c.post(f"/games/{game.id}/resume", headers=game.auth)
+            assert resumed.status_code == 200
+            await late.until_version(4)
+            shown = await late.next_of("snapshot", after=late.messages.index(snapshot) + 1)
+            assert shown["game"]["board"][5][7] == "F" and shown["game"]["paused"] is False
+        # Caught up across a pause and a resume: the diffs, cells and all.
+        async with Watcher(ws_url(a, game.id, since=0)) as later:
+            await later.until_version(4)
+            assert [m["version"] for m in later.of("diff")] == [1, 2, 3, 4]
+            assert later.of("diff")[0]["cells"] == opened["cells"]

@@ -109,6 +109,37 @@ def test_a_human_at_a_programs_cadence_is_held_off(a: Api, live_server: str) -> 
     assert game.id not in board(a, no_guess="true")
 
 
+def test_a_win_paused_on_its_clock_is_not_ranked(a: Api, b: Api) -> None:
+    """A paused clock is time to study a board already seen (a client keeps it, hidden
+    or not), so a paused game sets no best and enters no leaderboard; a pause before
+    the clock starts costs nothing."""
+    human = a.register()
+    paused = a.create(owner=human, preset="beginner", no_guess=True)
+    early = b.client.post(f"/games/{paused.id}/pause", headers=paused.auth)
+    assert early.status_code == 200 and early.json()["paused"] is True
+    assert b.client.post(f"/games/{paused.id}/resume", headers=paused.auth).is_success
+    first = next_cell(paused.view["board"], paused.view["mines"])
+    a.reveal(paused, *first)
+    for path in ("pause", "resume"):
+        assert b.client.post(f"/games/{paused.id}/{path}", headers=paused.auth).is_success
+    view = a.view(paused)
+    assert play_out(a.client, paused.id, paused.token,
+                    next_cell(view["board"], view["mines"]), HUMAN_PACE) == "won"
+    assert a.view(paused)["held"] is None
+    assert paused.id not in board(a, no_guess="true")
+    stats = a.player(human)["stats"]["beginner"]["no_guess"]
+    assert (stats["won"], stats["best_ms"]) == (1, None)
+    # Paused only before its first move: ranked.
+    fresh = b.create(owner=human, preset="beginner", no_guess=True)
+    for path in ("pause", "resume"):
+        assert a.client.post(f"/games/{fresh.id}/{path}", headers=fresh.auth).is_success
+    first = next_cell(fresh.view["board"], fresh.view["mines"])
+    assert play_out(b.client, fresh.id, fresh.token, first, HUMAN_PACE) == "won"
+    assert fresh.id in board(a, no_guess="true")
+    assert a.player(human)["stats"]["beginner"]["no_guess"]["best_ms"] == a.view(fresh)[
+        "elapsed_ms"]
+
+
 def test_only_players_wins_are_ranked(a: Api) -> None:
     anonymous = no_guess_win(a, None, HUMAN_PACE)
     assert anonymous.view["player_id"] is None and a.view(anonymous)["held"] is None

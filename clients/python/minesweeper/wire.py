@@ -420,7 +420,7 @@ class Leaderboard(Struct):
 
 class BoardStats(Struct):
     """A player's finished games on one board kind. Bests count only wins that could be
-    ranked (unassisted, no chosen seed, not held)."""
+    ranked (no hint, no pause, no chosen seed, not held)."""
 
     played: int
     won: int
