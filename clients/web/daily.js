@@ -10,10 +10,10 @@ const NOTE = {
   noGuess: "Today's no-guess board: the same mines for everyone, its start already open. The clock starts at your first move.",
 };
 
-// What another go at a board played today does (the service counts every finished game of
-// a player in their stats, and lists every unassisted win of a daily board, each as an
-// entry of its own: it never replaces the player's earlier time).
-const AGAIN = "Another go counts in your stats, and a win without a hint makes a new leaderboard entry.";
+// What another go at a board played today does: the service counts every finished game of
+// a player in their stats, but ranks only the first game of a daily board a day (another
+// is played on a board already seen).
+const AGAIN = "Another go counts in your stats, but only your first game of the day is ranked.";
 
 /**
  * What the player's games of one daily board today came to: `plays` are

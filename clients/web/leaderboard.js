@@ -131,7 +131,7 @@ export class Leaderboards {
 
   row(entry, daily) {
     const tr = document.createElement("tr");
-    tr.dataset.gameId = entry.game_id;
+    if (entry.game_id) tr.dataset.gameId = entry.game_id;
     const mine = this.isMine(entry);
     if (mine) tr.className = "mine";
     const cell = (text, cls) => {
@@ -163,17 +163,10 @@ export class Leaderboards {
     const when = daily
       ? ended.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
       : ended.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
-    const action = document.createElement("td");
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "link-button";
-    b.textContent = "Replay";
-    b.setAttribute("aria-label", `Replay of ${entry.player}'s win in ${formatTime(entry.elapsed_ms)}`);
-    b.addEventListener("click", () => {
-      this.dialog.close();
-      this.onReplay(entry.game_id);
-    });
-    action.append(b);
+    // Today's daily games would show today's mines: their replays come with the day's end.
+    const action = entry.game_id ? cell("") : cell("Tomorrow", "later");
+    if (entry.game_id) action.append(this.replayButton(entry));
+    else action.title = "A daily board's replays open once its day is over (UTC)";
     tr.append(
       rank, name,
       cell(formatTime(entry.elapsed_ms), "num"),
@@ -183,5 +176,18 @@ export class Leaderboards {
       action,
     );
     return tr;
+  }
+
+  replayButton(entry) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link-button";
+    b.textContent = "Replay";
+    b.setAttribute("aria-label", `Replay of ${entry.player}'s win in ${formatTime(entry.elapsed_ms)}`);
+    b.addEventListener("click", () => {
+      this.dialog.close();
+      this.onReplay(entry.game_id);
+    });
+    return b;
   }
 }

@@ -101,7 +101,11 @@ export class ResultPanel {
       return; // the rank is a nicety
     }
     if (this.shown !== entry) return;
-    const found = entries.find((e) => e.game_id === entry.c.id);
+    // A daily board's entries name no game until the day is over; a player has one entry
+    // there, their first game's, so it is this game's if it ended when this one did.
+    const ours = (e) => e.game_id === entry.c.id
+      || (e.game_id == null && e.player_id === g.playerId && Date.parse(e.ended_at) === g.endedAt);
+    const found = entries.find(ours);
     if (found) {
       entry.rank = found.rank;
       this.render(entry.c);
@@ -174,6 +178,9 @@ export class ResultPanel {
     const openBoard = () => this.leaderboards.open({
       preset: g.preset, noGuess: g.noGuess, daily: Boolean(g.daily),
     });
+    // Today's board is everybody's still: the service shows its other mines tomorrow.
+    const hidden = g.status === "lost" && g.daily && !c.match && !g.cells.includes(42); // 42: "*"
+    if (hidden) parts.push("Today's board is everybody's: its other mines show once the day is over (UTC).");
     if (s.assisted) {
       parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
     } else if (g.held) {

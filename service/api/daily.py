@@ -16,6 +16,11 @@ def today(now_ms: int) -> str:
     return datetime.fromtimestamp(now_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
+def over(date: str, now_ms: int) -> bool:
+    """Whether the day ``date`` (UTC) has ended: its board's games are everybody's to see."""
+    return date < today(now_ms)
+
+
 def seed(secret: bytes, date: str, preset: str, no_guess: bool) -> int:
     message = f"{date}:{preset}:{'noguess' if no_guess else 'classic'}".encode()
     return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")

@@ -48,15 +48,15 @@ def ends(record: Record, game: engine.Game) -> bool:
 
 
 def rankable(record: Record, game: engine.Game) -> bool:
-    """A player's win that may enter a leaderboard: a preset, no hint, no chosen seed, and
-    no pause once the clock ran (a paused clock is time to study a board its player has
-    already seen)."""
+    """A player's win that may enter a leaderboard: a preset, no hint, no chosen seed, not
+    a second go at a daily board, and no pause once the clock ran (a paused clock is time
+    to study a board its player has already seen)."""
     return (
         record.player_id is not None
         and game.preset is not None
         and not game.clicks.hints
         and game.paused_ms == 0
-        and (record.ranked or record.daily is not None)
+        and record.ranked
     )
 
 

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from .. import engine, wire
-from ..store import Owner
+from ..store import Owner, board_name
 from . import backends, daily, moves, views
 from .auth import (
     bearer_token,
@@ -70,8 +70,14 @@ async def start_game(
             no_guess=options.no_guess,
             question_marks=options.question_marks,
         )
-    # A chosen seed makes the board knowable in advance: such games are not ranked.
+    # A chosen seed makes the board knowable in advance: such games are not ranked, nor
+    # a player's second go at a daily board.
     ranked = settings.preset is not None and options.seed is None
+    if date is not None:
+        board = board_name(settings.preset or "", options.no_guess, date, bot=False)
+        ranked = owner is not None and await b.leaderboards.first_daily_go(board, owner.player_id)
+        # Its mines are everybody's today: a loss shows the one hit, the day's end the rest.
+        game = msgspec.structs.replace(game, layout_shared=True)
     game_id = secrets.token_hex(16)
     token = secrets.token_urlsafe(32)
     await b.games.create(
@@ -111,7 +117,7 @@ async def get_game(request: Request) -> Response:
     record = await backends.of(request).games.load(game_id)
     now = now_ms()
     if wants_text(request):
-        return PlainTextResponse(views.board_text(game_id, record.game, now))
+        return PlainTextResponse(views.board_text(game_id, views.record_game(record, now), now))
     return MsgspecResponse(views.record_view(game_id, record, now))
 
 

@@ -10,8 +10,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import engine, store, wire
-from . import backends
+from . import backends, daily
 from .problems import ApiError
+from .requests import now_ms
 from .responses import MsgspecResponse
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: \d takes any script's
@@ -56,6 +57,7 @@ async def leaderboard(request: Request) -> Response:
     date = _date(request.query_params.get("date"))
     board = store.board_name(preset, no_guess, date, bot=bot)
     b = backends.of(request)
+    now = now_ms()
     entries = await b.leaderboards.top(board, limit)
     names = await b.players.names_of(list({e.player_id for e in entries}))
     return MsgspecResponse(
@@ -72,7 +74,8 @@ async def leaderboard(request: Request) -> Response:
                     elapsed_ms=e.elapsed_ms,
                     bbbv=e.bbbv,
                     bbbv_per_second=round(e.bbbv / max(e.elapsed_ms, 1) * 1000, 3),
-                    game_id=e.game_id,
+                    # Its board's mines are the players' still to find until the day ends.
+                    game_id=None if date and not daily.over(date, now) else e.game_id,
                     ended_at=wire.timestamp(e.ended_at),
                 )
                 for rank, e in enumerate(entries, start=1)

@@ -48,7 +48,7 @@ async def register(request: Request) -> Response:
 
 async def get_player(request: Request) -> Response:
     player = await _load(backends.of(request), player_id_of(request))
-    return MsgspecResponse(await ratings.player_view(backends.of(request), player))
+    return MsgspecResponse(await ratings.player_view(backends.of(request), player, public=True))
 
 
 async def me(request: Request) -> Response:

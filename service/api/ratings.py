@@ -15,9 +15,10 @@ from starlette.responses import Response
 
 from .. import wire
 from ..store import MatchState, PlayerRecord
-from . import backends, views
+from . import backends, daily, views
 from .backends import Backends
 from .problems import ApiError
+from .requests import now_ms
 from .responses import MsgspecResponse
 
 MU = 1500.0
@@ -76,10 +77,13 @@ async def rating_of(b: Backends, player_id: str, bot: bool) -> wire.Rating | Non
     return wire.Rating(rating=shown(mu), deviation=round(sigma, 1), games=games)
 
 
-async def player_view(b: Backends, player: PlayerRecord) -> wire.PlayerView:
-    """The player's public view, with their ratings."""
+async def player_view(
+    b: Backends, player: PlayerRecord, *, public: bool = False
+) -> wire.PlayerView:
+    """The player's view, with their ratings: their own, or (``public``) anybody's."""
     rating = await rating_of(b, player.id, player.bot)
-    return views.player_view(player, {"race": rating} if rating else None)
+    today = daily.today(now_ms()) if public else None
+    return views.player_view(player, {"race": rating} if rating else None, today=today)
 
 
 async def race(request: Request) -> Response:

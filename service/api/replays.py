@@ -11,10 +11,10 @@ from starlette.responses import Response
 from .. import engine, wire
 from ..engine import grid, solver
 from ..store import Record
-from . import backends, views
+from . import backends, daily, views
 from .backends import Backends
 from .problems import ApiError
-from .requests import game_id_of
+from .requests import game_id_of, now_ms
 from .responses import MsgspecResponse
 
 
@@ -53,8 +53,10 @@ def _losing_move(diffs: list[_Recorded]) -> int | None:
 
 async def _public(b: Backends, record: Record) -> bool:
     """A game's replay is public once the game ended; a match's, once its match ended,
-    even if its seat never finished. A race seat's ended game waits for the match: its
-    mines are every other seat's."""
+    even if its seat never finished. A race seat's ended game waits for the match, and a
+    daily board's for its day's end: their mines are other players' still."""
+    if record.daily is not None and not daily.over(record.daily, now_ms()):
+        return False
     if record.match_id is None:
         return record.game.finished
     if record.game.finished and record.seat < 0:  # the co-op game ends its match
@@ -70,6 +72,8 @@ async def replay(request: Request) -> Response:
     game = record.game
     if not await _public(b, record):
         what = "game" if record.match_id is None else "match"
+        if record.daily is not None:
+            what = f"daily board's day ({record.daily}, UTC)"
         raise ApiError(409, "game_in_progress", f"a replay is available once the {what} has ended")
     opened, stored = await b.games.history(game_id)
     diffs = [_diffs.decode(d) for d in stored]

@@ -13,6 +13,7 @@ import msgspec
 from .. import engine, wire
 from ..store import MatchState, PlayerRecord, Recent, Record
 from ..wire import optional_timestamp, timestamp
+from . import daily
 
 _held = msgspec.json.Decoder(wire.Held)
 
@@ -82,9 +83,17 @@ def game_view(
     )
 
 
+def record_game(record: Record, now: int) -> engine.Game:
+    """The game as anybody may see it now: a daily board's loss shows only the mine hit
+    until the day is over, every mine after."""
+    if record.daily is not None and daily.over(record.daily, now):
+        return engine.show_layout(record.game)
+    return record.game
+
+
 def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
     return game_view(
-        game_id, record.game, now,
+        game_id, record_game(record, now), now,
         player_id=record.player_id, player=record.player, daily=record.daily,
         next_id=record.next_id, held=_held.decode(record.held) if record.held else None,
     )
@@ -132,8 +141,13 @@ def board_text(game_id: str, game: engine.Game, now: int) -> str:
 
 
 def player_view(
-    player: PlayerRecord, ratings: dict[wire.RatingMode, wire.Rating] | None = None
+    player: PlayerRecord,
+    ratings: dict[wire.RatingMode, wire.Rating] | None = None,
+    *,
+    today: str | None = None,
 ) -> wire.PlayerView:
+    """The player as they see themselves, or, given ``today``, as anybody does: without
+    their games of a daily board whose day is not over, as those games show its mines."""
     def board(preset: str, kind: str) -> wire.BoardStats:
         def count(name: str) -> int | None:
             return player.counters.get(f"{preset}:{kind}:{name}")
@@ -162,7 +176,10 @@ def player_view(
             expert=preset("expert"),
         ),
         ratings=ratings or {},
-        recent=[recent_game(r) for r in player.recent],
+        recent=[
+            recent_game(r) for r in player.recent
+            if today is None or r.daily is None or r.daily < today
+        ],
     )
 
 

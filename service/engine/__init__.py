@@ -11,7 +11,18 @@ from .codec import decode, encode
 from .errors import EngineError, GameOver, GamePaused, InvalidMove, InvalidSettings
 from .game import FINISHED, PENALTY_MS, Action, ChangedCell, Clicks, Game, Mark, OnMine, Status
 from .hints import advise, count_hint
-from .moves import Move, apply, check_playable, chord, end, flag, new_game, open_start, reveal
+from .moves import (
+    Move,
+    apply,
+    check_playable,
+    chord,
+    end,
+    flag,
+    new_game,
+    open_start,
+    reveal,
+    show_layout,
+)
 from .pause import pause, resume
 from .settings import DEFAULT_MAX_CELLS, PRESETS, FirstClick, PresetName, Settings, custom, preset
 
@@ -73,4 +84,5 @@ __all__ = [
     "preset",
     "resume",
     "reveal",
+    "show_layout",
 ]

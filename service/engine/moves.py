@@ -332,20 +332,28 @@ def chord(game: Game, x: int, y: int, now_ms: int) -> tuple[Game, list[ChangedCe
     return _open(game, targets, now_ms, clicks, started_at)
 
 
+def show_layout(game: Game) -> Game:
+    """A shared board's loss (``layout_shared``) as any other loss shows it, every mine
+    and wrong flag: for when its layout is no longer anybody's secret. Any other game is
+    returned as it is."""
+    if game.status != "lost" or not game.layout_shared or not game.placed:
+        return game
+    mines = grid.unpack(game.layout, game.width, game.height)
+    cells = _end_view(game.cells, mines, [], won=False)
+    return game if cells == game.cells else msgspec.structs.replace(game, cells=cells)
+
+
 def end(game: Game, now_ms: int) -> tuple[Game, list[ChangedCell]]:
     """End a game still on as lost, the board as it stands: what a match's end does to
     the games it leaves unfinished (a seat out of time, or resigned). The mines show,
     as on any loss, and the clock stops at ``now_ms``. A game already over is left as
     it is, but for a race seat's loss, whose mines show now (``layout_shared``)."""
     if game.finished:
-        if game.status != "lost" or not game.layout_shared or not game.placed:
+        shown = show_layout(game)
+        if shown is game:
             return game, []
-        mines = grid.unpack(game.layout, game.width, game.height)
-        cells = _end_view(game.cells, mines, [], won=False)
-        if cells == game.cells:
-            return game, []
-        shown = msgspec.structs.replace(game, version=game.version + 1, cells=cells)
-        return shown, grid.changed(game.cells, cells, game.width)
+        shown = msgspec.structs.replace(shown, version=game.version + 1)
+        return shown, grid.changed(game.cells, shown.cells, game.width)
     paused_ms = game.paused_ms
     if game.paused_at is not None and game.started_at is not None:
         paused_ms += now_ms - game.paused_at

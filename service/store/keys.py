@@ -111,6 +111,11 @@ def daily_secret() -> str:
     return "ms:secret:daily"
 
 
+def daily_go(board: str, player_id: str) -> str:
+    """Set once a player has started a daily board (``board`` names its day)."""
+    return f"ms:dailygo:{board}:{player_id}"
+
+
 # ---- matches, seeks and ratings -------------------------------------------------------------
 
 

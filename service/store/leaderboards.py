@@ -63,6 +63,14 @@ class Leaderboards:
             raw = cast(list[Any], await self.redis.hmget(keys.leaderboard_entries(board), ids))
         return [_decode(r) for r in raw if r is not None]
 
+    async def first_daily_go(self, board: str, player_id: str) -> bool:
+        """Whether this is the first game the player starts of ``board`` (a daily board's
+        name): only that one is ranked, the others are played on a board already seen."""
+        with redis_errors():
+            # Kept past the day's end, which the leaderboard's own name carries.
+            return bool(await self.redis.set(keys.daily_go(board, player_id), 1, nx=True,
+                                             ex=3 * 24 * 3600))
+
     async def daily_secret(self) -> bytes:
         """The key that turns a date into a daily seed: made once, shared by every replica."""
         if self._daily_secret is None:

@@ -11,12 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 import websockets
 from websockets.sync.client import connect
 
 from service import engine
 from service.engine import grid, solver
-from tests.support.play import Api, Player
+from service.store import keys
+from tests.support.play import Api, Player, stored_mines
 from tests.support.solve import next_cell, play_out, win
 
 
@@ -343,22 +345,64 @@ def reveal_until_over(
     return dict(http.get(f"/games/{game_id}").json())
 
 
-def test_the_daily_leaderboard_ranks_daily_wins(http: httpx.Client, bot: Player) -> None:
+def test_the_daily_leaderboard_ranks_first_goes_only(
+    http: httpx.Client, bot: Player, redis_url: str
+) -> None:
     date = time.strftime("%Y-%m-%d", time.gmtime())
-    # Everyone's daily board is the same, so a twin played to its end shows where the
-    # mines are (today's board may need a guess no player gets right every time).
-    twin_id, twin_auth, twin = create(http, bot, daily="beginner")
-    every = [(x, y) for y in range(twin["height"]) for x in range(twin["width"])]
-    ended = reveal_until_over(http, twin_id, twin_auth, every)
-    game_id = twin_id
-    if ended["status"] != "won":
-        mines = {(x, y) for x, y in every if ended["board"][y][x] in "*XF"}
-        assert len(mines) == twin["mines"]
-        game_id, auth, _ = create(http, bot, daily="beginner")
-        ended = reveal_until_over(http, game_id, auth, [c for c in every if c not in mines])
-    assert ended["status"] == "won"
-    assert game_id in [e["game_id"] for e in bots_board(http, "beginner", date=date)]
-    assert game_id not in [e["game_id"] for e in bots_board(http, "beginner")]
+    game_id, auth, view = create(http, bot, daily="beginner")
+    mines = stored_mines(redis_url, game_id)  # no player is shown them today
+    every = [(x, y) for y in range(view["height"]) for x in range(view["width"])]
+    safe = [c for c in every if c not in mines]
+    assert reveal_until_over(http, game_id, auth, safe)["status"] == "won"
+    [entry] = [e for e in bots_board(http, "beginner", date=date) if e["player_id"] == bot.id]
+    # The day's winning games would show its board: no id until the day is over.
+    assert entry["game_id"] is None
+    assert bot.id not in [e["player_id"] for e in bots_board(http, "beginner")]
+    # A second go is played on a board already seen: it counts, but is not ranked.
+    again_id, again_auth, _ = create(http, bot, daily="beginner")
+    again = reveal_until_over(http, again_id, again_auth, safe)
+    assert again["status"] == "won" and again["held"] is None
+    ranked = [e for e in bots_board(http, "beginner", date=date) if e["player_id"] == bot.id]
+    assert ranked == [entry]
+    assert Api(http).player(bot)["stats"]["beginner"]["classic"]["won"] == 2
+
+
+def test_a_daily_board_keeps_its_mines_until_the_day_is_over(
+    http: httpx.Client, redis_url: str
+) -> None:
+    """Everybody plays today's mines: a loss shows the one hit, the replay waits, and the
+    player's daily games are out of anybody else's view of them until the day ends."""
+    api = Api(http)
+    player = api.register()
+    game_id, auth, _ = create(http, player, daily="beginner")
+    mines = stored_mines(redis_url, game_id)
+    boom = sorted(mines)[0]
+    lost = http.post(f"/games/{game_id}/reveal", json={"x": boom[0], "y": boom[1]}, headers=auth)
+    assert lost.json()["status"] == "lost"
+    assert [c[:2] for c in lost.json()["cells"]] == [list(boom)]
+    board = http.get(f"/games/{game_id}").json()["board"]
+    assert "".join(board).count("X") == 1 and "*" not in "".join(board)
+    text = http.get(f"/games/{game_id}", headers={"Accept": "text/plain"}).text
+    assert text.count("X") == 1 and "*" not in text
+    replay = http.get(f"/games/{game_id}/replay")
+    assert replay.status_code == 409 and replay.json()["code"] == "game_in_progress"
+    assert "day" in replay.json()["detail"]
+    public = http.get(f"/players/{player.id}").json()
+    assert game_id not in [r["id"] for r in public["recent"]]
+    mine = http.get("/players/me", headers=player.auth).json()
+    assert [r["id"] for r in mine["recent"]] == [game_id]
+    assert mine["stats"]["beginner"]["classic"]["played"] == 1
+
+    # Once its day is over (here: the game's day moved back one), everything shows.
+    with redis.Redis.from_url(redis_url) as r:
+        r.hset(keys.game(game_id), "daily", "2001-01-01")
+    board = http.get(f"/games/{game_id}").json()["board"]
+    assert {(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c in "*X"} == mines
+    replay = http.get(f"/games/{game_id}/replay")
+    assert replay.status_code == 200
+    layout = replay.json()["layout"]
+    assert {(x, y) for y, row in enumerate(layout) for x, c in enumerate(row) if c == "*"} == mines
+    assert replay.json()["fatal"]["x"] == boom[0] and replay.json()["fatal"]["y"] == boom[1]
 
 
 def test_daily_boards_take_no_seed_or_preset(http: httpx.Client) -> None:

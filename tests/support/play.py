@@ -166,6 +166,21 @@ def learn_mines(api: Api, settings: dict[str, Any], first: tuple[int, int]) -> M
     return positions(board, "*X")
 
 
+def stored_mines(redis_url: str, game_id: str) -> Mines:
+    """The mines of a game whose layout no loss shows in full (a daily board's, today),
+    read from its stored snapshot. The game must have placed them (a daily board has)."""
+    import redis
+
+    from service import engine
+    from service.store import keys
+
+    with redis.Redis.from_url(redis_url) as r:
+        snap = engine.decode(r.hget(keys.game(game_id), "snap"))  # type: ignore[arg-type]
+    assert snap.placed
+    return {(i % snap.width, i // snap.width) for i in range(snap.width * snap.height)
+            if snap.is_mine(i)}
+
+
 def win(api: Api, game: Game, mines: Mines, first: tuple[int, int]) -> list[dict[str, Any]]:
     """Win ``game`` (whose mines are known) by revealing every safe cell; its diffs."""
     diffs = [api.reveal(game, *first)]

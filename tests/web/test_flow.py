@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from service.api.held import FASTEST_MEDIAN_GAP_MS, HUMAN_BBBV_PER_S
+from tests.support.play import stored_mines
 from tests.web.support import DEVICES, Api, Box, Cell, mine_layout, require_chromium
 
 require_chromium()
@@ -131,24 +132,11 @@ def test_the_end_of_a_game_is_in_view(api: Api, device_ms: Any, device: str, lev
             assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), label.inner_text()
 
 
-def daily_mines(api: Api, preset: str) -> set[Cell]:
-    """Where the mines of today's daily board are: the same for everyone, so a game of it
-    of one's own played to its end shows them."""
-    game, token = api.create(daily=preset)
-    board = [list(row) for row in game["board"]]
-    status = game["status"]
-    for y, row in enumerate(board):
-        for x in range(len(row)):
-            if status in ("won", "lost"):
-                break
-            if board[y][x] == "#":
-                diff = api.move(game["id"], token, "reveal", x, y)
-                for cx, cy, ch in diff["cells"]:
-                    if len(ch) == 1:
-                        board[cy][cx] = ch
-                status = diff["status"]
-    final = api.get(game["id"])["board"]
-    return {(x, y) for y, row in enumerate(final) for x, ch in enumerate(row) if ch in "*XF"}
+def daily_mines(api: Api, redis_url: str, preset: str) -> set[Cell]:
+    """Where the mines of today's daily board are: the same for everyone, and kept from
+    every player until the day is over, so read from a game of it as stored."""
+    game, _ = api.create(daily=preset)
+    return stored_mines(redis_url, game["id"])
 
 
 def open_daily(ms: Minesweeper, preset: str) -> None:
@@ -215,7 +203,7 @@ def wait_in_view(locator: Locator, timeout: float = 5.0) -> None:
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
-    api: Api, browser: Browser, live_server: str, size: tuple[int, int]
+    api: Api, browser: Browser, live_server: str, redis_url: str, size: tuple[int, int]
 ) -> None:
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
     ctx.set_default_timeout(15_000)
@@ -223,7 +211,7 @@ def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
         ms = Minesweeper(ctx.new_page(), live_server)
         ms.goto()
         open_daily(ms, "intermediate")
-        win_like_a_person(api, ms, daily_mines(api, "intermediate"))
+        win_like_a_person(api, ms, daily_mines(api, redis_url, "intermediate"))
         result = ms.page.locator("#result")
         expect(result).to_contain_text("You won!")
         # Its rank comes once the leaderboard is read, after the result is on the screen:
@@ -242,12 +230,12 @@ def test_a_ranked_win_keeps_its_result_and_buttons_in_view(
 
 
 def test_a_daily_board_played_today_says_so_before_another_go(
-    api: Api, ms: Minesweeper
+    api: Api, ms: Minesweeper, redis_url: str
 ) -> None:
     ms.goto()
     open_daily(ms, "intermediate")
     first = ms.game_id
-    win_like_a_person(api, ms, daily_mines(api, "intermediate"))
+    win_like_a_person(api, ms, daily_mines(api, redis_url, "intermediate"))
     result = ms.page.locator("#result")
     expect(result).to_contain_text("You won!")
     time_text = result.locator('[data-stat="time"] dd').inner_text()
@@ -259,7 +247,7 @@ def test_a_daily_board_played_today_says_so_before_another_go(
     expect(again).to_contain_text(f"played today: won in {time_text}")
     expect(menu.locator('[data-daily="beginner"]')).not_to_contain_text("played")
     expect(menu).to_contain_text(
-        "Another go counts in your stats, and a win without a hint makes a new leaderboard entry."
+        "Another go counts in your stats, but only your first game of the day is ranked."
     )
     expect_in_view(again)
 
@@ -268,7 +256,7 @@ def test_a_daily_board_played_today_says_so_before_another_go(
     expect(ms.page).not_to_have_url(re.compile(first))
     notice = ms.page.locator(".toast", has_text="You played this board today")
     expect(notice).to_contain_text(f"won in {time_text}.")
-    expect(notice).to_contain_text("a win without a hint makes a new leaderboard entry")
+    expect(notice).to_contain_text("only your first game of the day is ranked")
     expect_uncovered(notice)
     assert api.get(ms.game_id)["daily"] == api.get(first)["daily"]
     # The controls stay clear of it.
@@ -338,6 +326,20 @@ def test_the_skip_link_focuses_the_board_and_keeps_the_game(api: Api, ms: Minesw
     skip_to_board()
     expect(ms.page.locator("#result")).to_be_visible()
     assert ms.status() == "lost" and ms.game_id == gid
+
+
+def test_a_daily_loss_says_why_the_other_mines_stay_hidden(
+    ms: Minesweeper, redis_url: str
+) -> None:
+    ms.goto()
+    open_daily(ms, "beginner")
+    x, y = sorted(stored_mines(redis_url, ms.game_id))[0]
+    ms.cell(x, y).click()
+    ms.expect_state(x, y, "X")
+    note = ms.page.locator("#result-note")
+    expect(note).to_contain_text("its other mines show once the day is over")
+    expect_in_view(note)
+    assert "*" not in ms.states()
 
 
 def test_a_daily_board_chosen_from_the_keyboard_gets_the_focus(ms: Minesweeper) -> None:
@@ -488,7 +490,7 @@ def test_a_spectator_is_told_the_player_used_a_hint(api: Api, ms: Minesweeper) -
 
 
 def test_a_win_held_off_the_peoples_board_says_so_at_once(
-    api: Api, ms: Minesweeper, live_server: str
+    api: Api, ms: Minesweeper, redis_url: str
 ) -> None:
     """A win played faster than any person is held off the people's leaderboard; the
     result says so as the game ends, not only once the page loads the game again."""
@@ -496,7 +498,7 @@ def test_a_win_held_off_the_peoples_board_says_so_at_once(
     open_daily(ms, "beginner")
     gid = ms.game_id
     token = json.loads(ms.page.evaluate(f"localStorage.getItem('minesweeper.token.{gid}')"))
-    mines = daily_mines(api, "beginner")
+    mines = daily_mines(api, redis_url, "beginner")
     board = api.get(gid)["board"]
     todo = [(x, y) for y, row in enumerate(board) for x, c in enumerate(row)
             if c == "#" and (x, y) not in mines]

@@ -7,7 +7,10 @@ import re
 from typing import Any
 
 import pytest
+import redis
 
+from service.store import keys
+from tests.support.play import stored_mines
 from tests.support.solve import HUMAN_PACE, win
 from tests.web.support import ARTIFACTS, PHONE, Api, Cell, mine_layout, require_chromium
 
@@ -191,14 +194,20 @@ def test_a_replay_shows_what_each_move_did_even_an_explicit_mark(api: Api, ms: M
     expect(replay_cell(ms, *marked)).to_have_attribute("data-state", "#")
 
 
-def test_a_daily_replay_starts_from_its_open_start_area(api: Api, ms: Minesweeper) -> None:
+def test_a_daily_replay_starts_from_its_open_start_area(
+    api: Api, ms: Minesweeper, redis_url: str
+) -> None:
     game, token = api.create(daily="beginner")
     gid = game["id"]
     start = list("".join(game["board"]))
     assert any(ch.isdigit() for ch in start)
-    mines = mine_layout(api, {"daily": "beginner"}, next_hidden(game["board"]))
-    boom = sorted(mines)[0]
+    boom = sorted(stored_mines(redis_url, gid))[0]
     assert api.move(gid, token, "reveal", *boom)["status"] == "lost"
+    lost = list("".join(api.get(gid)["board"]))  # the mine hit, as the loss showed it
+    assert lost.count("X") == 1 and "*" not in lost
+    # A daily board's replay waits for the end of its day: here, moved back one.
+    with redis.Redis.from_url(redis_url) as r:
+        r.hset(keys.game(gid), "daily", "2001-01-01")
 
     open_replay(ms, gid)
     expect_position(ms, 0, 1)
@@ -206,7 +215,7 @@ def test_a_daily_replay_starts_from_its_open_start_area(api: Api, ms: Minesweepe
     expect(ms.page.locator("#replay-move")).to_contain_text("its start area already open")
     ms.page.keyboard.press("End")
     expect(replay_cell(ms, *boom)).to_have_attribute("data-state", "X")
-    assert replay_states(ms) == list("".join(api.get(gid)["board"]))
+    assert replay_states(ms) == lost
     ms.page.keyboard.press("Home")
     assert replay_states(ms) == start
 

@@ -405,7 +405,8 @@ class LeaderboardEntry(Struct):
     elapsed_ms: int
     bbbv: int
     bbbv_per_second: float
-    game_id: str
+    # None on a daily board until its day is over: the game would show the board.
+    game_id: str | None
     ended_at: Timestamp
 
 

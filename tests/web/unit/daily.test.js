@@ -29,7 +29,7 @@ describe("a daily board played today", () => {
     assert.equal(
       playedNote([won(41200)]),
       "You played this board today: won in 41.200 s. Another go counts in your stats, "
-        + "and a win without a hint makes a new leaderboard entry.",
+        + "but only your first game of the day is ranked.",
     );
     assert.match(playedNote([lost(2000)]), /^You played this board today: lost\. Another go counts in your stats/);
   });
