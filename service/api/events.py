@@ -32,6 +32,8 @@ class _Head(msgspec.Struct):
     type: str
     version: int | None = None
     paused: bool = False
+    # Kept as sent: only whether there are any is asked.
+    cells: msgspec.Raw = msgspec.Raw(b"[]")
 
 
 _head = msgspec.json.Decoder(_Head)
@@ -106,7 +108,7 @@ class Session(Feed):
                 return
             events = []
         heads = [_head.decode(data) for data in events]
-        if any(h.version is not None for h in heads) and _paused_after(heads):
+        if _paused_after(heads) and any(bytes(h.cells) != b"[]" for h in heads):
             # The missed diffs' cells are the board that pausing hides: a paused snapshot
             # in their place (the notices still), and the board again once it is resumed.
             await self.snapshot()
