@@ -498,9 +498,10 @@ export class Room {
       const li = el("li", { className: `match-seat${r.you ? " match-you" : ""}` });
       li.dataset.seat = String(r.index);
       li.dataset.status = r.status;
-      // The whole name, wrapped if it must: "(you)" is never cut off with it.
-      const name = el("span", { className: "seat-name" }, el("span", { className: "seat-player", textContent: r.name }));
-      if (r.you) name.append(" ", el("span", { className: "seat-you", textContent: "(you)" }));
+      // The whole name, wrapped if it must (cut short above a phone's board, whole in its
+      // tooltip): "(you)" is never cut off with it.
+      const name = el("span", { className: "seat-name" }, el("span", { className: "seat-player", textContent: r.name, title: r.name }));
+      if (r.you) name.append(el("span", { className: "seat-you", textContent: " (you)" }));
       const rating = el("span", { className: "seat-rating" });
       if (v.mode === "race") rating.append(el("span", { className: "visually-hidden", textContent: "rating " }), r.rating);
       li.append(name, rating);

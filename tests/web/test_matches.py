@@ -1305,3 +1305,45 @@ def test_the_last_to_finish_a_race_hears_its_place_once(
     finally:
         ctx.close()
 
+
+def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """On a phone held upright, names as long as names go: when the rival clears, its row
+    says so without growing (names keep to one line, cut short with the whole name in
+    their tooltip), and the board under the seats does not move."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Gentle-"), Rival(http, "Panda-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            seats = m.page.locator("#match-seats li")
+            expect(seats).to_have_count(2)
+            m.page.wait_for_timeout(300)  # the board brought into view has settled
+            rows = [seats.nth(i).bounding_box() for i in range(2)]
+            grid = m.grid.bounding_box()
+
+            rival.clear(match["id"])
+            theirs = seats.filter(has_text=rival.name)
+            expect(theirs).to_have_attribute("data-status", "won")
+            in_view(theirs.get_by_text("Cleared"))
+            ARTIFACTS.mkdir(exist_ok=True)
+            m.page.screenshot(path=str(ARTIFACTS / "match-race-phone.png"))
+            assert [seats.nth(i).bounding_box() for i in range(2)] == rows
+            assert m.grid.bounding_box() == grid
+            for name in (rival.name, me.name):
+                player = m.page.locator("#match-seats .seat-player", has_text=name)
+                expect(player).to_have_attribute("title", name)
+                lines = player.evaluate(
+                    "e => e.getClientRects().length === 1"
+                    " && e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight || 20)"
+                )
+                assert lines, name
+    finally:
+        ctx.close()
