@@ -486,7 +486,9 @@ function wire() {
   }, true);
 
   const modality = (kind) => () => {
-    if (document.documentElement.dataset.input !== kind) document.documentElement.dataset.input = kind;
+    if (document.documentElement.dataset.input === kind) return;
+    document.documentElement.dataset.input = kind;
+    screen.renderIdle(); // the line under the controls names the keys while they drive
   };
   document.addEventListener("keydown", modality("keyboard"), true);
   document.addEventListener("pointerdown", modality("pointer"), true);
