@@ -118,7 +118,9 @@ const matches = new MatchApi(api, () => me.token());
 // A match's page opened from another (a rematch) gets an address of its own, as from a link.
 const openMatch = (id) => { location.hash = `#/match/${id}`; };
 const room = new Room({ matches, me, screen, clock, notices, onReplay: (id, outcome) => openReplay(id, outcome), onMatch: openMatch });
-new PlayOnline({ matches, notices, openMatch });
+// The room it opens takes the focus (its status, or Start), not the header's button the
+// dialog gives it back to; a room just made is shown at once from the answer that made it.
+new PlayOnline({ matches, notices, openMatch: (id, view = null) => room.goTo(id, view) });
 const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
 // What the page shows: "game" (play or watch), "replay" or "profile".

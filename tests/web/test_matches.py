@@ -1334,7 +1334,7 @@ def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
             expect(theirs).to_have_attribute("data-status", "won")
             in_view(theirs.get_by_text("Cleared"))
             ARTIFACTS.mkdir(exist_ok=True)
-            m.page.screenshot(path=str(ARTIFACTS / "match-race-phone.png"))
+            m.page.screenshot(path=str(ARTIFACTS / "match-race-phone-cleared.png"))
             assert [seats.nth(i).bounding_box() for i in range(2)] == rows
             assert m.grid.bounding_box() == grid
             for name in (rival.name, me.name):
@@ -1347,3 +1347,15 @@ def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
                 assert lines, name
     finally:
         ctx.close()
+
+
+def test_a_room_just_made_has_the_keyboard_focus(context: BrowserContext, new_ms: NewPage) -> None:
+    """After "Create room" the focus is in the room, on its status (Start waits for a
+    second player), not back on the header's Play online that opened the dialog."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_text("1 of 2 seats taken. Share the link; start once somebody joins.")
+    expect(status).to_be_focused()
+    in_view(status)
