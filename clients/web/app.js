@@ -513,6 +513,9 @@ function wire() {
     if (key === "F2") {
       e.preventDefault();
       again();
+    } else if (key === "Escape" && screen.hints.shown) {
+      e.preventDefault();
+      screen.hints.dismiss();
     } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play" && !c.match) {
       e.preventDefault();
       if (key === "p") screen.pause.toggle();

@@ -407,8 +407,7 @@ export class Room {
   async copy() {
     try {
       await navigator.clipboard.writeText(this.shareUrl.value);
-      this.notices.announce("Link copied.");
-      this.notices.toast("Link copied.");
+      this.notices.toast("Link copied."); // said by the notes, a live region
     } catch {
       this.shareUrl.select();
     }
