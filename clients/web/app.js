@@ -118,7 +118,9 @@ const matches = new MatchApi(api, () => me.token());
 // A match's page opened from another (a rematch) gets an address of its own, as from a link.
 const openMatch = (id) => { location.hash = `#/match/${id}`; };
 const room = new Room({ matches, me, screen, clock, notices, onReplay: (id, outcome) => openReplay(id, outcome), onMatch: openMatch });
-new PlayOnline({ matches, notices, openMatch });
+// The room it opens takes the focus (its status, or Start), not the header's button the
+// dialog gives it back to; a room just made is shown at once from the answer that made it.
+new PlayOnline({ matches, notices, openMatch: (id, view = null) => room.goTo(id, view) });
 const profile = new ProfilePage($("profile"), { api, me, onReplay: (id) => openReplay(id), onClose: closeReplay });
 
 // What the page shows: "game" (play or watch), "replay" or "profile".
@@ -486,7 +488,9 @@ function wire() {
   }, true);
 
   const modality = (kind) => () => {
-    if (document.documentElement.dataset.input !== kind) document.documentElement.dataset.input = kind;
+    if (document.documentElement.dataset.input === kind) return;
+    document.documentElement.dataset.input = kind;
+    screen.renderIdle(); // the line under the controls names the keys while they drive
   };
   document.addEventListener("keydown", modality("keyboard"), true);
   document.addEventListener("pointerdown", modality("pointer"), true);
@@ -509,6 +513,9 @@ function wire() {
     if (key === "F2") {
       e.preventDefault();
       again();
+    } else if (key === "Escape" && screen.hints.shown) {
+      e.preventDefault();
+      screen.hints.dismiss();
     } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play" && !c.match) {
       e.preventDefault();
       if (key === "p") screen.pause.toggle();

@@ -59,10 +59,7 @@ export class Hints {
     this.asking = null; // the game whose hint is being asked for
     this.els.button.addEventListener("click", () => this.ask());
     this.els.act.addEventListener("click", () => this.playShown());
-    $("hint-dismiss").addEventListener("click", () => {
-      this.hide();
-      if (!this.board.readonly) this.board.focus();
-    });
+    $("hint-dismiss").addEventListener("click", () => this.dismiss());
   }
 
   async ask() {
@@ -135,9 +132,16 @@ export class Hints {
     e.act.textContent = hint.kind === "mine" ? "Flag it" : "Open it";
     e.act.hidden = !g.isHidden(i);
     e.panel.hidden = false;
-    // The keyboard cursor goes to the cell: Space (or F) plays it.
+    // The keyboard cursor goes to the cell: Space (or F) plays it. The panel is no live
+    // region (it holds buttons, and comes out of hiding): the announcer says it, once.
     this.board.cursorTo(i);
     this.notices.announce(`${kind} ${e.where.textContent}${e.reason.textContent}`);
+  }
+
+  /** Dismiss, or Escape: the hint goes, and the keys go back to the board. */
+  dismiss() {
+    this.hide();
+    if (!this.board.readonly) this.board.focus();
   }
 
   hide() {

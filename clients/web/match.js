@@ -179,9 +179,10 @@ export function seatOutcome(seat) {
 /**
  * What the panel under a match's board says once its game is over (`game`: the page's
  * Game, or what it knows of it: id, status, elapsedMs, endedByMatch), for `playerId`:
- * { won, title, sub, time, timeTerm, announce }, or null when the game is none of the match's:
+ * { won, title, sub, time, timeTerm }, or null when the game is none of the match's:
  * `time` is the seat's time with its penalties (the one that ranks it), so named in `timeTerm`.
- * The service's words decide: the seat's status, time with penalties and place.
+ * The service's words decide: the seat's status, time with penalties and place. None of it
+ * is spoken: the room's status says how the race goes and ends (overWords), once.
  */
 export function endWords(view, playerId, game) {
   if (!view || !game) return null;
@@ -200,7 +201,7 @@ export function endWords(view, playerId, game) {
   const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
   const place = over && seat.place != null ? `${placeWords(seat.place)} place` : "";
   const tied = over && seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
-  const words = (won, title, sub, announce = `${title} ${sub}`) => ({ won, title, sub, announce, ...stat });
+  const words = (won, title, sub) => ({ won, title, sub, ...stat });
   if (coop) {
     const team = you ? "Together you" : "The team";
     if (game.status === "won") {
@@ -215,9 +216,8 @@ export function endWords(view, playerId, game) {
   const who = seat.player.name;
   if (game.status === "won") {
     if (!place) {
-      return words(true, you ? "Cleared!" : `${who} cleared the board`,
-        `Cleared ${board} in ${time}. Waiting for the others to finish.`,
-        `${you ? "You" : who} cleared the board in ${time}. Waiting for the others.`);
+      const waiting = othersPlaying(view, i) ? " Waiting for the others to finish." : "";
+      return words(true, you ? "Cleared!" : `${who} cleared the board`, `Cleared ${board} in ${time}.${waiting}`);
     }
     if (seat.place === 1 && !tied) return words(true, you ? "You won!" : `${who} won!`, `Cleared ${board} in ${time}: 1st place.`);
     const title = `${you ? "" : `${who}: `}Cleared, ${tied ? `tied for ${placeWords(seat.place)}` : place}`;
@@ -232,7 +232,7 @@ export function endWords(view, playerId, game) {
   }
   const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
   return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)} with ${done}${after}.`
-    : `Game over after ${formatTime(game.elapsedMs)}. Waiting for the others to finish.`);
+    : `Game over after ${formatTime(game.elapsedMs)}.${othersPlaying(view, i) ? " Waiting for the others to finish." : ""}`);
 }
 
 /**
@@ -258,19 +258,25 @@ export function replayOutcome(view, seat) {
   }
 }
 
+/** Whether a seat other than seat `i` still plays: the last one to finish waits for nobody. */
+export function othersPlaying(view, i) {
+  return view.seats.some((s, j) => j !== i && (s.status === "playing" || s.status === "waiting"));
+}
+
 /** What the room's status says during play, to `playerId` (seated or not). */
 export function playingWords(view, playerId) {
   const coop = view.mode === "coop";
   const i = seatOf(view, playerId);
   if (i < 0) return coop ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
   const seat = view.seats[i];
+  const waiting = othersPlaying(view, i);
   switch (seat.status) {
-    case "won":
-      return seat.time_ms != null
-        ? `Cleared in ${penaltyTime(seat.time_ms, seat.penalties)}, waiting for the others.`
-        : "Cleared, waiting for the others.";
+    case "won": {
+      const cleared = seat.time_ms != null ? `Cleared in ${penaltyTime(seat.time_ms, seat.penalties)}` : "Cleared";
+      return waiting ? `${cleared}, waiting for the others.` : `${cleared}.`;
+    }
     case "lost":
-      return "You hit a mine: your race is over. Waiting for the others.";
+      return `You hit a mine: your race is over.${waiting ? " Waiting for the others." : ""}`;
     case "resigned":
       return coop
         ? "You resigned: the team plays on without you."
@@ -278,6 +284,55 @@ export function playingWords(view, playerId) {
     default:
       return coop ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
   }
+}
+
+/**
+ * What the room's status says once the match is over, to `playerId` (seated or not): how
+ * this player's race ended, with its place and time, and who won, in one sentence or two.
+ * It is the one thing spoken at the end (the status is a live region), so it says it all:
+ * "The match is over: you cleared the board in 12.117 s, 2nd place. Ann won."
+ */
+export function overWords(view, playerId) {
+  const i = seatOf(view, playerId);
+  const outcome = view.mode === "coop" ? teamOutcome(view, i >= 0) : i >= 0 ? seatEnd(view, view.seats[i]) : "";
+  const winner = view.mode === "race" ? winnerWords(view, i) : "";
+  return `The match is over${outcome ? `: ${outcome}` : ""}.${winner ? ` ${winner}` : ""}`;
+}
+
+/** How a race's seat ended, as said to its player: "you won the race in 12.117 s". */
+function seatEnd(view, seat) {
+  const tied = seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
+  const place = seat.place == null ? "" : `, ${tied ? "tied for " : ""}${placeWords(seat.place)} place`;
+  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  const time = seat.time_ms != null ? penaltyTime(seat.time_ms, seat.penalties) : null;
+  switch (seat.status) {
+    case "won":
+      if (seat.place === 1 && !tied) return `you won the race${time ? ` in ${time}` : ""}`;
+      return `you cleared the board${time ? ` in ${time}` : ""}${place}`;
+    case "resigned":
+      return `you resigned${place}`;
+    case "lost":
+      return seat.time_ms != null ? `you hit a mine${place}` : `out of time with ${done}${place}`;
+    default:
+      return "";
+  }
+}
+
+/** The team's end in co-op: "together you cleared the board in 40.530 s". */
+function teamOutcome(view, seated) {
+  const first = view.seats[0];
+  const team = seated ? "together you" : "the team";
+  if (view.seats.some((s) => s.status === "won")) return `${team} cleared the board in ${penaltyTime(first.time_ms, first.penalties)}`;
+  if (view.seats.every((s) => s.status === "resigned")) return "everybody resigned";
+  const mine = view.seats.some((s) => s.status === "lost" && s.time_ms != null);
+  return mine ? "the team hit a mine" : `out of time, with ${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV done`;
+}
+
+/** Who won a race, when it is somebody else than seat `i` and nobody tied with them. */
+function winnerWords(view, i) {
+  const firsts = view.seats.filter((s) => s.place === 1);
+  if (firsts.length !== 1 || firsts[0] === view.seats[i] || firsts[0].status === "resigned") return "";
+  return `${firsts[0].player.name} won.`;
 }
 
 /** How far a seat got, 0..1. */

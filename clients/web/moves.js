@@ -21,6 +21,21 @@ export function moveWords(diff) {
   return opened > 1 ? `${opened.toLocaleString("en")} cells opened.` : "";
 }
 
+/**
+ * How to play, in the line under the controls, for the input in use ("keyboard", "touch"
+ * or "mouse"): the keys are otherwise only under "How to play", closed. A match's board
+ * has no hint and no pause.
+ */
+export function howToPlay(input, { flagMode = false, match = false } = {}) {
+  if (input === "keyboard") {
+    return `Space or Enter opens, F flags, C chords${match ? "" : ", H hint, P pause"}; arrows move, + and − zoom.`;
+  }
+  const [open, flag] = flagMode ? ["flags", "opens"] : ["opens", "flags"];
+  return input === "touch"
+    ? `Tap ${open}, long press ${flag}; drag to move around, pinch to zoom.`
+    : `Click ${open}, right click ${flag}; Ctrl + wheel zooms.`;
+}
+
 export class Moves {
   /** `screen`: the game on screen (and what to do with a refusal); `board`: the grid. */
   constructor({ screen, board, notices }) {

@@ -42,3 +42,10 @@ export function resetKeepsPrefs(prefs, game) {
   return game.questionMarks === Boolean(prefs.questionMarks)
     && game.noGuess === Boolean(prefs.noGuess);
 }
+
+/** A new game in words, said as it comes: "New game: beginner, 9 by 9, 10 mines." */
+export function newGameWords(game) {
+  const kind = game.daily ? `today's daily ${game.preset}` : game.preset || "custom";
+  const mines = `${game.mines} ${game.mines === 1 ? "mine" : "mines"}`;
+  return `New game: ${kind}, ${game.width} by ${game.height}, ${mines}${game.noGuess ? ", no guessing" : ""}.`;
+}

@@ -31,7 +31,8 @@ export class Notices {
     if (key) this.drop(key);
     const el = document.createElement("div");
     el.className = `toast ${kind}`;
-    el.setAttribute("role", kind === "error" ? "alert" : "status");
+    // No role of its own: the notes it goes in are the one live region that says it (a
+    // region in a region is said twice).
     if (about) el.dataset.about = about;
     if (about && untilEnd) el.dataset.untilEnd = "";
     if (key) el.dataset.key = key;

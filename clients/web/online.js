@@ -24,7 +24,7 @@ function el(tag, props = {}, ...children) {
 }
 
 export class PlayOnline {
-  /** `matches`: a MatchApi; `openMatch(id)`: go to a match's page. */
+  /** `matches`: a MatchApi; `openMatch(id, view)`: go to a match's page (`view`: the match, when known). */
   constructor({ matches, notices, openMatch, timers = globalThis }) {
     Object.assign(this, { matches, notices, openMatch, timers });
     this.seek = null; // { id, preset, timer, feed, since }
@@ -197,7 +197,7 @@ export class PlayOnline {
     try {
       const view = await this.matches.create(settings);
       this.dialog.close();
-      this.openMatch(view.id);
+      this.openMatch(view.id, view);
     } catch (err) {
       this.roomStatus.textContent = `Could not make the room: ${err.message}`;
     }

@@ -34,7 +34,7 @@ export class ResultPanel {
    * `root`: the panel. `api` for the leaderboard and the final view, `leaderboards` to
    * open on the game's board, `notices` to announce the end. `onAgain()`, `onReplay(id)`,
    * `onShare(id)`: its buttons. `matchEnd(c)`: how a match's board ended, in the match's
-   * words ({ won, title, sub, time, announce }), or null for a game of no match.
+   * words ({ won, title, sub, time, timeTerm }), or null for a game of no match.
    */
   constructor(root, { api, leaderboards, notices, onAgain, onReplay, onShare, matchEnd = () => null }) {
     this.root = root;
@@ -76,9 +76,10 @@ export class ResultPanel {
     if (fresh) {
       const time = formatTime(g.elapsedMs);
       const mine = c.mode === "play";
-      const m = c.match ? this.matchEnd(c) : null;
-      if (m) this.notices.announce(m.announce);
-      else if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
+      // A match's board: the room's status, a live region, says how it ended (the place
+      // comes with the match's end, which may be a moment after the board's).
+      if (c.match && this.matchEnd(c)) return;
+      if (g.status === "won") this.notices.announce(mine ? `You won in ${time}.` : `The player won in ${time}.`);
       else if (g.endedByMatch) this.notices.announce(`The match is over: the board was not cleared in ${time}.`);
       else this.notices.announce(mine ? `Boom. You hit a mine after ${time}. Game over.` : "The player hit a mine. Game over.");
     }

@@ -10,7 +10,7 @@
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, PENALTY_S, penaltyTime,
+  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S, penaltyTime,
   playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
   seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
@@ -254,9 +254,6 @@ export class Room {
       const cost = `+${p.count * PENALTY_S} s`;
       this.notices.toast(p.you ? `You opened a mine: ${cost}.` : `${p.name} opened a mine: ${cost}.`, { kind: p.you ? "error" : "info" });
     }
-    if (before && before.status !== view.status && view.status === "finished") {
-      this.notices.announce("The match is over.");
-    }
     if (view.status === "waiting" && view.rematch_of) this.learnInvited(view);
     this.showBoard();
     this.render();
@@ -410,8 +407,7 @@ export class Room {
   async copy() {
     try {
       await navigator.clipboard.writeText(this.shareUrl.value);
-      this.notices.announce("Link copied.");
-      this.notices.toast("Link copied.");
+      this.notices.toast("Link copied."); // said by the notes, a live region
     } catch {
       this.shareUrl.select();
     }
@@ -485,7 +481,8 @@ export class Room {
     } else if (shown === "playing") {
       text = playingWords(v, this.me.id);
     } else {
-      text = `The match is over.${this.rematchText()}`;
+      // A live region: how the race ended for this player, said once, and nowhere else.
+      text = `${overWords(v, this.me.id)}${this.rematchText()}`;
     }
     if (this.status.textContent !== text && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
       this.status.textContent = text;
@@ -500,9 +497,10 @@ export class Room {
       const li = el("li", { className: `match-seat${r.you ? " match-you" : ""}` });
       li.dataset.seat = String(r.index);
       li.dataset.status = r.status;
-      // The whole name, wrapped if it must: "(you)" is never cut off with it.
-      const name = el("span", { className: "seat-name" }, el("span", { className: "seat-player", textContent: r.name }));
-      if (r.you) name.append(" ", el("span", { className: "seat-you", textContent: "(you)" }));
+      // The whole name, wrapped if it must (cut short above a phone's board, whole in its
+      // tooltip): "(you)" is never cut off with it.
+      const name = el("span", { className: "seat-name" }, el("span", { className: "seat-player", textContent: r.name, title: r.name }));
+      if (r.you) name.append(el("span", { className: "seat-you", textContent: " (you)" }));
       const rating = el("span", { className: "seat-rating" });
       if (v.mode === "race") rating.append(el("span", { className: "visually-hidden", textContent: "rating " }), r.rating);
       li.append(name, rating);
@@ -609,7 +607,7 @@ export class Room {
     return a;
   }
 
-  /** After "The match is over.": a refusal, or who asked for the rematch (once known). */
+  /** After how the match ended: a refusal, or who asked for the rematch (once known). */
   rematchText() {
     if (this.problem) return ` ${this.problem}`;
     const r = this.rematchState;

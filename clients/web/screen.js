@@ -17,7 +17,8 @@
 import { coarsePointer, MIN_END_CELL, roomFor } from "./boardview.js";
 import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
-import { levelSettings, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
+import { howToPlay } from "./moves.js";
+import { levelSettings, newGameWords, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
 import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
@@ -150,6 +151,8 @@ export class Screen {
   adopt(created, leaving) {
     tokens.set(created.game.id, created.token);
     this.show(created.game, created.token);
+    // The board looks as it did before (all covered): a screen reader is told it is new.
+    this.notices.announce(newGameWords(this.current.game));
     if (leaving) {
       const { id } = leaving;
       this.notices.toast("New game started. The unfinished one is kept.", {
@@ -451,10 +454,8 @@ export class Screen {
     let text = "";
     if (c && c.mode === "watch") text = `Watching live: the board follows the ${c.match === "coop" ? "team's" : "player's"} moves.`;
     else if (c && !c.game.finished) {
-      const [open, flag] = this.prefs.flagMode ? ["flags", "opens"] : ["opens", "flags"];
-      text = coarsePointer()
-        ? `Tap ${open}, long press ${flag}; drag to move around, pinch to zoom.`
-        : `Click ${open}, right click ${flag}; Ctrl + wheel zooms.`;
+      const input = document.documentElement.dataset.input === "keyboard" ? "keyboard" : coarsePointer() ? "touch" : "mouse";
+      text = howToPlay(input, { flagMode: this.prefs.flagMode, match: Boolean(c.match) });
     }
     if (this.els.idle.textContent !== text) this.els.idle.textContent = text;
   }

@@ -367,3 +367,42 @@ def test_a_daily_game_starts_with_its_start_area_open(api: Api, ms: Minesweeper)
     ms.cell(x, y).click()
     expect(ms.cell(x, y)).not_to_have_attribute("data-state", "#")
     assert api.get(ms.game_id)["started_at"] is not None
+
+
+def test_escape_takes_a_hint_away_and_each_notice_is_said_by_one_region(
+    api: Api, ms: Minesweeper
+) -> None:
+    """A hint is said once (its panel, holding buttons, is no live region of its own) and
+    Escape on the board takes it away; a notice is said by the notes alone, not by a
+    region inside them as well."""
+    settings = {"width": 9, "height": 9, "mines": 10, "first_click": "none", "seed": 3}
+    mines = mine_layout(api, settings, (0, 0))
+    game, token = api.create(**settings)
+    # Under way (a board nobody touched would be replaced by the switch below).
+    safe = next((x, y) for y in range(9) for x in range(9) if (x, y) not in mines)
+    api.move(game["id"], token, "reveal", *safe)
+    ms.play(game["id"], token)
+    page = ms.page
+    page.locator('#board [tabindex="0"]').focus()
+    page.keyboard.press("h")
+    panel = page.locator("#hint-panel")
+    expect(panel).to_be_visible()
+    expect(page.locator("#announcer")).to_have_text(
+        re.compile(r"^(Safe|Mine|Best guess): row \d+, column \d+")
+    )
+    live = "[aria-live], [role=status], [role=alert], [role=log]"
+    assert panel.evaluate(f"(e, live) => !e.closest(live) && !e.querySelector(live)", live)
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(page.locator("#board .cell.hint")).to_have_count(0)
+    expect(page.locator("#board [data-i]:focus")).to_have_count(1)
+
+    page.get_by_label("Question marks").check()
+    notice = page.locator(".toast", has_text="Question marks are on from the next game")
+    expect(notice).to_be_visible()
+    nested = page.evaluate(
+        "live => [...document.querySelectorAll(live)].filter(e => e.parentElement.closest(live)).length",
+        live,
+    )
+    assert nested == 0
+

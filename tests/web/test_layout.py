@@ -250,3 +250,99 @@ def test_the_header_keeps_to_one_line_and_names_its_buttons(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def luminance(rgb: tuple[float, ...]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+# A control's focus ring as the keyboard shows it, and the colour it is drawn on: the
+# first background up from the control's parent (the ring lies outside the control).
+RING_JS = """e => {
+    e.focus();
+    const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
+    let around = e.parentElement;
+    while (around && rgb(getComputedStyle(around).backgroundColor)[3] === 0) around = around.parentElement;
+    const cs = getComputedStyle(e);
+    return {
+        visible: e.matches(':focus-visible') && cs.outlineStyle !== 'none',
+        ring: rgb(cs.outlineColor),
+        around: rgb(getComputedStyle(around || document.body).backgroundColor),
+    };
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_focus_rings_stand_out_on_the_board_frame_and_on_notices(
+    browser: Browser, live_server: str, scheme: Literal["light", "dark"]
+) -> None:
+    """Reached by the keyboard, the zoom buttons on the board's grey frame and the buttons
+    of a notice (dark in either theme) show a ring of at least 3:1 against what is
+    around it."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        notice = page.locator(".toast", has_text="You are playing as")
+        expect(notice).to_be_visible()
+        page.keyboard.press("Tab")  # the keyboard drives: focus rings show
+        controls = [page.locator(s) for s in ("#zoom-out", "#cell-size", "#zoom-in", "#zoom-fit")]
+        controls += [notice.get_by_role("button", name="Change name"),
+                     notice.get_by_role("button", name="Dismiss")]
+        for control in controls:
+            expect(control).to_be_visible()
+            seen = control.evaluate(RING_JS)
+            assert seen["visible"], control
+            ratio = contrast(tuple(seen["ring"]), tuple(seen["around"]))
+            assert ratio >= 3, (control, seen, round(ratio, 2))
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def test_a_header_button_shown_as_its_icon_says_its_name_when_focused(
+    browser: Browser, live_server: str
+) -> None:
+    """At 1280x800 Play online and Leaderboards are icons (a tooltip never shows on focus):
+    reached by the keyboard, each shows its name in the window, and the header stays as
+    it was."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        bar = page.locator(".topbar")
+        expect(bar).to_have_attribute("data-fit", re.compile("^(icons|short|tight)$"))
+        header = bar.bounding_box()
+        board = ms.grid.bounding_box()
+        for button, words in (("#online-button", "Play online"), ("#leaders-button", "Leaderboards")):
+            label = page.locator(f"{button} .wide-only")
+            box = label.bounding_box()
+            assert box and box["width"] <= 1, ("an icon until focused", box)
+            for _ in range(20):
+                page.keyboard.press("Tab")
+                if page.evaluate(f"document.activeElement === document.querySelector('{button}')"):
+                    break
+            else:
+                raise AssertionError(f"Tab never reached {button}")
+            expect(label).to_have_text(words)
+            box = label.bounding_box()
+            assert box and box["width"] > 40 and box["height"] > 10, (button, box)
+            assert label.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "cut off"
+            assert 0 <= box["x"] and box["x"] + box["width"] <= 1280 and box["y"] >= 0, box
+            assert bar.bounding_box() == header
+            assert ms.grid.bounding_box() == board
+        assert not ms.errors
+    finally:
+        ctx.close()

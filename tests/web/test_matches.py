@@ -20,7 +20,7 @@ import pytest
 
 from service.engine import solver
 from tests.support.solve import next_cell
-from tests.web.support import ARTIFACTS, LAPTOP, PHONE, Box, require_chromium
+from tests.web.support import ARTIFACTS, DESKTOP, LAPTOP, PHONE, Box, require_chromium
 
 require_chromium()
 
@@ -588,6 +588,10 @@ def resign(m: Minesweeper) -> None:
     expect(button).to_have_count(0)
 
 
+# How the room's status ends a race its player resigned: the place, and who won if anybody.
+RESIGNED_OVER = r"The match is over: you resigned(, (tied for )?\d+(st|nd|rd|th) place)?\.( \S+ won\.)?"
+
+
 def resign_all(pages: list[Minesweeper]) -> None:
     """Every seat resigns from the page: the race is over, its result on every page."""
     for m in pages:
@@ -673,7 +677,7 @@ def test_two_players_play_their_race_again(
         in_window(two, join)
         expect(two.page.get_by_role("button", name="Rematch", exact=True)).to_have_count(0)
         status = two.page.locator("#match-status")
-        expect(status).to_have_text(f"The match is over. {names[0]} wants a rematch.")
+        expect(status).to_have_text(re.compile(f"^{RESIGNED_OVER} {names[0]} wants a rematch\\.$"))
         in_window(two, status)
         # The page without a seat may watch it.
         watch = watcher.page.get_by_role("link", name="Watch the rematch")
@@ -712,7 +716,7 @@ def test_two_players_play_their_race_again(
         back = one.page.get_by_role("button", name="Go to the rematch")
         in_window(one, back)
         expect(one.page.locator("#match-status")).to_have_text(
-            "The match is over. You asked for a rematch."
+            re.compile(f"^{RESIGNED_OVER} You asked for a rematch\\.$")
         )
         back.click()
         expect(one.page).to_have_url(re.compile(f"#/match/{new}$"))
@@ -788,15 +792,15 @@ def test_a_rematch_that_went_on_without_a_player_says_so(
         join = m.page.get_by_role("button", name="Join the rematch")
         in_view(join)
         status = m.page.locator("#match-status")
-        expect(status).to_have_text(f"The match is over. {ada['name']} wants a rematch.")
+        expect(status).to_have_text(re.compile(f"^{RESIGNED_OVER} {ada['name']} wants a rematch\\.$"))
         post(f"/matches/{old}/rematch", bob)
         post(f"/matches/{new}/start", ada)
 
         join.focus()
         m.page.keyboard.press("Enter")
-        expect(status).to_have_text(
-            "The match is over. The rematch has started without you; you can watch it."
-        )
+        expect(status).to_have_text(re.compile(
+            f"^{RESIGNED_OVER} The rematch has started without you; you can watch it\\.$"
+        ))
         in_view(status)
         expect(m.page).to_have_url(re.compile(f"#/match/{old}$"))
         watch = m.page.get_by_role("link", name="Watch the rematch")
@@ -1239,3 +1243,119 @@ def test_the_play_online_dialog_reads_at_a_glance(
         expect(hint).to_have_text("One board, played together: every move counts for the team.")
     finally:
         ctx.close()
+
+
+# What a screen reader is given to say: every live region's text as it changes (the
+# innermost region around a change), in order.
+SPOKEN_JS = """
+window.spoken = [];
+const LIVE = '[aria-live]:not([aria-live="off"]), [role=status], [role=alert], [role=log]';
+new MutationObserver((records) => {
+  const regions = new Set();
+  for (const r of records) {
+    const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const region = node && node.closest(LIVE);
+    if (region) regions.add(region);
+  }
+  for (const region of regions) {
+    const text = region.textContent.trim();
+    if (text) window.spoken.push(text);
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def test_the_last_to_finish_a_race_hears_its_place_once(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """At 1280x800 a rival clears first; the page clears last, which ends the race. It is
+    said once how the race went (second, the time, who won), never that it waits for the
+    others, and that the match is over only once."""
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "First"), Rival(http, "Last")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            m.page.add_init_script(SPOKEN_JS)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            rival.clear(match["id"])
+            expect(m.page.locator("#match-seats li", has_text=rival.name)).to_have_attribute(
+                "data-status", "won"
+            )
+            m.page.evaluate("window.spoken.length = 0")
+
+            clear_board(m)
+            in_view(m.page.get_by_role("table", name="Result"))
+            expect(m.page.locator("#result-title")).to_have_text("Cleared, 2nd place")
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text(re.compile(
+                rf"^The match is over: you cleared the board in \d+\.\d{{3}} s, 2nd place\. "
+                rf"{rival.name} won\.$"
+            ))
+            m.page.wait_for_timeout(1000)  # anything said a moment after
+            spoken: list[str] = m.page.evaluate("window.spoken")
+            assert not [t for t in spoken if "waiting for the others" in t.lower()], spoken
+            assert [t for t in spoken if "2nd place" in t] == [status.inner_text()], spoken
+            assert len([t for t in spoken if "match is over" in t]) == 1, spoken
+    finally:
+        ctx.close()
+
+
+def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """On a phone held upright, names as long as names go: when the rival clears, its row
+    says so without growing (names keep to one line, cut short with the whole name in
+    their tooltip), and the board under the seats does not move."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Gentle-"), Rival(http, "Panda-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            seats = m.page.locator("#match-seats li")
+            expect(seats).to_have_count(2)
+            m.page.wait_for_timeout(300)  # the board brought into view has settled
+            rows = [seats.nth(i).bounding_box() for i in range(2)]
+            grid = m.grid.bounding_box()
+
+            rival.clear(match["id"])
+            theirs = seats.filter(has_text=rival.name)
+            expect(theirs).to_have_attribute("data-status", "won")
+            in_view(theirs.get_by_text("Cleared"))
+            ARTIFACTS.mkdir(exist_ok=True)
+            m.page.screenshot(path=str(ARTIFACTS / "match-race-phone-cleared.png"))
+            assert [seats.nth(i).bounding_box() for i in range(2)] == rows
+            assert m.grid.bounding_box() == grid
+            for name in (rival.name, me.name):
+                player = m.page.locator("#match-seats .seat-player", has_text=name)
+                expect(player).to_have_attribute("title", name)
+                lines = player.evaluate(
+                    "e => e.getClientRects().length === 1"
+                    " && e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight || 20)"
+                )
+                assert lines, name
+    finally:
+        ctx.close()
+
+
+def test_a_room_just_made_has_the_keyboard_focus(context: BrowserContext, new_ms: NewPage) -> None:
+    """After "Create room" the focus is in the room, on its status (Start waits for a
+    second player), not back on the header's Play online that opened the dialog."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_text("1 of 2 seats taken. Share the link; start once somebody joins.")
+    expect(status).to_be_focused()
+    in_view(status)

@@ -422,3 +422,24 @@ def test_play_again_gives_the_keyboard_to_the_new_board(api: Api, ms: Minesweepe
     ms.page.keyboard.press("Space")  # a first click always opens an area
     frame = ms.page.locator("#frame")
     expect(frame).to_have_attribute("data-status", re.compile("^(playing|won)$"))
+
+
+def test_the_keyboard_sees_its_keys_and_hears_of_a_new_game(ms: Minesweeper) -> None:
+    """Played by keyboard, the line under the controls names the keys (otherwise only in
+    the closed "How to play"); F2's new board looks like the last one, so it is said."""
+    ms.goto()
+    page = ms.page
+    idle = page.locator("#notes-idle")
+    expect(idle).to_have_text("Click opens, right click flags; Ctrl + wheel zooms.")
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.getAttribute('role')") == "gridcell":
+            break
+    else:
+        raise AssertionError("Tab never reached the minefield")
+    expect(idle).to_have_text(re.compile(r"^Space or Enter opens, F flags, C chords, H hint, P pause;"))
+    expect(idle).to_be_in_viewport()
+    before = ms.game_id
+    page.keyboard.press("F2")
+    expect(page).not_to_have_url(re.compile(before))
+    expect(page.locator("#announcer")).to_have_text("New game: beginner, 9 by 9, 10 mines.")

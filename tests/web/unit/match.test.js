@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, penaltyTime,
+  canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
   rematchShut, replayOutcome, resultRows, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle,
@@ -380,6 +380,55 @@ describe("a match's words", () => {
     assert.equal(replayOutcome(over, over.seats[0]), "Ann won");
     assert.equal(replayOutcome(over, over.seats[1]), "Bob cleared the board, 2nd place");
     assert.equal(replayOutcome(over, over.seats[2]), "Cy resigned");
+  });
+
+  it("never tells the last seat to finish that it waits for the others", () => {
+    const last = match({ status: "playing", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 10_000, game_id: B }),
+      seat("p2", "Bob", { status: "won", time_ms: 12_117, game_id: A }),
+    ] });
+    assert.equal(playingWords(last, "p2"), "Cleared in 12.117 s.");
+    // The board's end may come before the match's: the seat itself still plays then.
+    const stale = match({ status: "playing", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 10_000, game_id: B }),
+      seat("p2", "Bob", { status: "playing", game_id: A }),
+    ] });
+    assert.equal(endWords(stale, "p2", game("won", { elapsedMs: 12_117 })).sub, "Cleared the beginner board in 12.117 s.");
+    assert.equal(endWords(stale, "p2", game("lost", { elapsedMs: 12_117 })).sub, "Game over after 12.117 s.");
+    const mined = match({ status: "playing", on_mine: "lose", seats: [
+      seat("p1", "Ann", { status: "resigned", game_id: B }),
+      seat("p2", "Bob", { status: "lost", time_ms: 3_000, game_id: A }),
+    ] });
+    assert.equal(playingWords(mined, "p2"), "You hit a mine: your race is over.");
+  });
+
+  it("says at the end how the race went for the player: place, time, and who won", () => {
+    const over = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 10_000, place: 1, game_id: B }),
+      seat("p2", "Bob", { status: "won", time_ms: 12_117, place: 2, game_id: A }),
+      seat("p3", "Cy", { status: "resigned", place: 3, game_id: "d".repeat(32), ...progress(4) }),
+    ] });
+    assert.equal(overWords(over, "p1"), "The match is over: you won the race in 10.000 s.");
+    assert.equal(overWords(over, "p2"), "The match is over: you cleared the board in 12.117 s, 2nd place. Ann won.");
+    assert.equal(overWords(over, "p3"), "The match is over: you resigned, 3rd place. Ann won.");
+    assert.equal(overWords(over, "p9"), "The match is over. Ann won.");
+    const penalised = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 29_149, penalties: 1, place: 1, game_id: B }),
+      seat("p2", "Bob", { status: "lost", place: 2, game_id: A, ...progress(12) }),
+    ] });
+    assert.equal(overWords(penalised, "p1"), "The match is over: you won the race in 24.149 s + 5 s penalty = 29.149 s.");
+    assert.equal(overWords(penalised, "p2"), "The match is over: out of time with 12 of 30 3BV, 2nd place. Ann won.");
+    const tied = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 10_000, place: 1, game_id: B }),
+      seat("p2", "Bob", { status: "won", time_ms: 10_000, place: 1, game_id: A }),
+    ] });
+    assert.equal(overWords(tied, "p2"), "The match is over: you cleared the board in 10.000 s, tied for 1st place.");
+    const team = match({ mode: "coop", status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
+      seat("p2", "Bob", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
+    ] });
+    assert.equal(overWords(team, "p1"), "The match is over: together you cleared the board in 35.530 s + 5 s penalty = 40.530 s.");
+    assert.equal(overWords(team, "p9"), "The match is over: the team cleared the board in 35.530 s + 5 s penalty = 40.530 s.");
   });
 
   it("tells a seat out of time its 3BV and place, and a resigned seat that it resigned", () => {

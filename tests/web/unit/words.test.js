@@ -6,8 +6,8 @@ import { describe, it } from "node:test";
 
 import { Game } from "../../../clients/web/game.js";
 import { outlives, readableReason } from "../../../clients/web/hints.js";
-import { moveWords } from "../../../clients/web/moves.js";
-import { dailySettings, levelSettings, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
+import { howToPlay, moveWords } from "../../../clients/web/moves.js";
+import { dailySettings, levelSettings, newGameWords, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
 import { boardName, statRows } from "../../../clients/web/result.js";
 import { DEFAULT_PREFS } from "../../../clients/web/storage.js";
 import { diff, view } from "./fakes.js";
@@ -36,6 +36,24 @@ describe("new games", () => {
     assert.equal(resetKeepsPrefs(prefs(), g), false);
     assert.equal(resetKeepsPrefs(prefs({ questionMarks: true }), g), true);
     assert.equal(resetKeepsPrefs(prefs({ questionMarks: true, player: "Ada" }), g), true);
+  });
+});
+
+describe("a new game's words", () => {
+  it("say the board that came, as a screen reader cannot see it is new", () => {
+    const game = new Game(view({ preset: "beginner", board: Array(9).fill("#########"), mines: 10 }));
+    assert.equal(newGameWords(game), "New game: beginner, 9 by 9, 10 mines.");
+    assert.equal(newGameWords({ preset: null, width: 30, height: 20, mines: 1, noGuess: true }), "New game: custom, 30 by 20, 1 mine, no guessing.");
+    assert.equal(newGameWords({ preset: "expert", daily: "2025-01-02", width: 30, height: 16, mines: 99 }), "New game: today's daily expert, 30 by 16, 99 mines.");
+  });
+});
+
+describe("how to play, under the controls", () => {
+  it("names the keys while the keyboard drives", () => {
+    assert.equal(howToPlay("keyboard"), "Space or Enter opens, F flags, C chords, H hint, P pause; arrows move, + and − zoom.");
+    assert.equal(howToPlay("keyboard", { match: true, flagMode: true }), "Space or Enter opens, F flags, C chords; arrows move, + and − zoom.");
+    assert.equal(howToPlay("mouse"), "Click opens, right click flags; Ctrl + wheel zooms.");
+    assert.equal(howToPlay("touch", { flagMode: true }), "Tap flags, long press opens; drag to move around, pinch to zoom.");
   });
 });
 
