@@ -16,6 +16,7 @@ from tests.matches.conftest import (
     mines_of,
     new_match,
     play_to_win,
+    started_race,
     wait_for_match,
     wait_until_started,
 )
@@ -178,3 +179,25 @@ def test_the_countdown_starts_once_the_boards_are_made(clients: tuple[Api, Api])
     assert view["status"] == "countdown", view["status"]
     left = wire.milliseconds(view["starts_at"]) - wire.milliseconds(view["server_time"])
     assert 2500 <= left <= 3000, left
+
+
+def test_a_match_game_takes_no_pause_resume_or_hint(clients: tuple[Api, Api]) -> None:
+    """Pause, resume and hint on a match's game (a race seat's, or the co-op game) are
+    refused like its reset: 409 ``match_started``, the game unchanged."""
+    a, b = clients
+    _, alice, _, games = started_race(a, b)
+    alice2, bob2 = a.register(), b.register()
+    coop = new_match(a, alice2, mode="coop", seats=2)
+    call(b, "POST", f"/matches/{coop['id']}/join", bob2)
+    coop_view = wait_for_match(b, coop["id"], "countdown")
+    coop_game = coop_view["seats"][0]["game_id"]
+    wait_until_started(a, coop_view)
+    for game_id, player in ((games[alice.id], alice), (coop_game, bob2)):
+        before = a.view(game_id)
+        for action in ("pause", "resume", "hint"):
+            r = a.client.post(f"/games/{game_id}/{action}", headers=player.auth)
+            assert r.status_code == 409, r.text
+            assert r.json()["code"] == "match_started", r.text
+        after = a.view(game_id)
+        assert (after["version"], after["paused"], after["stats"]["hints"]) == (
+            before["version"], before["paused"], before["stats"]["hints"])
