@@ -201,3 +201,30 @@ def test_a_match_game_takes_no_pause_resume_or_hint(clients: tuple[Api, Api]) ->
         after = a.view(game_id)
         assert (after["version"], after["paused"], after["stats"]["hints"]) == (
             before["version"], before["paused"], before["stats"]["hints"])
+
+
+
+def test_a_match_boards_seed_is_below_2_to_the_53(clients: tuple[Api, Api]) -> None:
+    """The seed the service draws for a match's boards (a rematch's too) is one any client
+    reads exactly and may send to ``POST /games``: below 2**53."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b)
+    seeds = set()
+    for round_ in range(2):
+        for api, p in ((a, alice), (b, bob)):
+            call(api, "POST", f"/matches/{match['id']}/leave", p)
+        wait_for_match(a, match["id"], "finished")
+        for game_id in games.values():
+            seeds.add(call(a, "GET", f"/games/{game_id}/replay")["seed"])
+        if round_ == 1:
+            break
+        # The rematch: its boards come from a seed of their own.
+        old = match["id"]
+        match = call(a, "POST", f"/matches/{old}/rematch", alice, expect=201)["match"]
+        call(b, "POST", f"/matches/{old}/rematch", bob)
+        wait_for_match(a, match["id"], "countdown")
+        for api, p in ((a, alice), (b, bob)):
+            view = call(api, "GET", f"/matches/{match['id']}", p)
+            games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+        wait_until_started(a, view)
+    assert len(seeds) == 2 and all(0 <= s < 2**53 for s in seeds), seeds
