@@ -4,6 +4,8 @@ ratings applied once."""
 from __future__ import annotations
 
 import concurrent.futures
+import json
+import time
 from typing import Any
 
 import redis
@@ -13,9 +15,11 @@ from service.store import keys
 from tests.matches.conftest import (
     Seat,
     call,
+    match_socket,
     mines_of,
     new_match,
     play_to_win,
+    receive,
     started_race,
     wait_for_match,
     wait_until_started,
@@ -228,3 +232,24 @@ def test_a_match_boards_seed_is_below_2_to_the_53(clients: tuple[Api, Api]) -> N
             games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
         wait_until_started(a, view)
     assert len(seeds) == 2 and all(0 <= s < 2**53 for s in seeds), seeds
+
+
+def test_a_match_every_seat_finished_ends_on_the_last_seats_update(
+    clients: tuple[Api, Api],
+) -> None:
+    """As asyncapi says: when the last seat playing resigns, its ``resigned`` update is the
+    end (``match.status`` ``finished``) and no ``ended`` follows; ``ended`` is the clock's."""
+    a, b = clients
+    match, alice, bob, _ = started_race(a, b)
+    with match_socket(a, match["id"]) as ws:
+        assert receive(ws)["type"] == "match"
+        for api, p in ((a, alice), (b, bob)):
+            call(api, "POST", f"/matches/{match['id']}/leave", p)
+        first, last = receive(ws), receive(ws)
+        assert (first["change"], first["match"]["status"]) == ("resigned", "playing")
+        assert (last["change"], last["match"]["status"]) == ("resigned", "finished")
+        # Heartbeats only from now on (one a second here): no ``ended`` update.
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            message = json.loads(ws.recv(timeout=5))
+            assert message["type"] == "heartbeat", message
