@@ -449,7 +449,8 @@ class Rating(Struct):
 
 
 class RecentGame(Struct):
-    """One of a player's last finished games (or, later, matches)."""
+    """One of a player's last finished games and matches: ``id`` is the game's id (its
+    view and replay), or the match's (``GET /matches/{id}``) when ``kind`` is ``match``."""
 
     id: str
     kind: RecentKind
