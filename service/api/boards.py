@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import secrets
+
 from .. import engine, wire
 from .problems import ApiError
+
+# A seed the service draws is below 2**53: a replay's seed then survives any JSON reader
+# (JavaScript's numbers are exact only that far) and goes back into ``POST /games``.
+SEED_LIMIT = 2**53
+
+
+def random_seed() -> int:
+    """A new board's seed, when nobody chose one: 0 to 2**53 - 1."""
+    return secrets.randbelow(SEED_LIMIT)
 
 
 def settings_of(body: wire.NewGame, max_cells: int) -> engine.Settings:

@@ -24,7 +24,7 @@ from .auth import (
     player_of_token,
 )
 from .backends import Backends
-from .boards import settings_of
+from .boards import random_seed, settings_of
 from .problems import ApiError
 from .requests import (
     client_address,
@@ -64,7 +64,7 @@ async def start_game(
     else:
         game = engine.new_game(
             settings,
-            seed=options.seed if options.seed is not None else secrets.randbits(64),
+            seed=options.seed if options.seed is not None else random_seed(),
             now_ms=now,
             first_click=options.first_click,
             no_guess=options.no_guess,

@@ -28,7 +28,7 @@ from ..store import MatchLink, MatchState, Owner, Record, SeatState
 from . import backends, match_rules, moves, ratings, views
 from .auth import authorised_player, optional_bearer_token, player_of_token
 from .backends import Backends
-from .boards import settings_of
+from .boards import random_seed, settings_of
 from .match_rules import Changed
 from .problems import ApiError
 from .requests import now_ms, path_id, read_body
@@ -204,7 +204,7 @@ async def _make_boards(
 
     def make() -> tuple[engine.Game, list[engine.ChangedCell]]:
         fresh = engine.new_game(
-            settings, seed=secrets.randbits(63), now_ms=now, no_guess=state.no_guess,
+            settings, seed=random_seed(), now_ms=now, no_guess=state.no_guess,
             on_mine=state.on_mine,
         )
         game, opened = engine.open_start(fresh, now)

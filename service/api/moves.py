@@ -273,7 +273,8 @@ async def _apply(
         return _first_answer(record.idempotent, fingerprint), None
     if record.window is not None:
         if kind not in _CELL_MOVES:
-            raise ApiError(403, "forbidden", f"a match's game takes no {kind}")
+            # Played against the match's clock, like its reset (also a 409 ``match_started``).
+            raise ApiError(409, "match_started", f"a match's game takes no {kind}")
         matches.check_window(record, now)
     if if_match is not None and record.game.version != if_match:
         raise ApiError(

@@ -374,3 +374,24 @@ def test_a_shared_boards_opened_start_is_not_the_players_3bv() -> None:
     stats = views.stats(lost, 1500)
     assert lost.status == "lost" and stats.bbbv_done >= 1
     assert stats.efficiency == 0.0
+
+
+def test_a_replays_seed_makes_the_same_board_again(api: Api, client: httpx.Client) -> None:
+    """A game made without a seed gets one the service draws, below 2**53 (exact in any
+    JSON reader, JavaScript's too); its replay's seed, sent to ``POST /games``, makes the
+    same mines for the same first click."""
+    for _ in range(12):
+        game = api.create(preset="beginner")
+        diff = api.reveal(game, *FIRST)
+        board = apply_cells(game.view["board"], diff["cells"])
+        while diff["status"] == "playing":
+            x, y = min(positions(board, "#"), key=lambda p: (p[1], p[0]))
+            diff = api.reveal(game, x, y)
+            board = apply_cells(board, diff["cells"])
+        r = client.get(f"/games/{game.id}/replay")
+        assert r.status_code == 200, r.text
+        replay = r.json()
+        assert 0 <= replay["seed"] < 2**53, replay["seed"]
+        layout = {(x, y) for y, row in enumerate(replay["layout"]) for x, c in enumerate(row)
+                  if c == "*"}
+        assert learn_mines(api, {"preset": "beginner", "seed": replay["seed"]}, FIRST) == layout

@@ -173,3 +173,15 @@ def test_a_spectator_cannot_send_a_cursor(clients: tuple[Api, Api]) -> None:
         ws.send(json.dumps({"type": "cursor", "x": 0, "y": 0}))
         error = receive(ws)
         assert error["type"] == "error" and error["problem"]["code"] == "not_seated"
+
+
+def test_a_match_without_a_board_is_beginner_and_coop_is_never_rated(
+    clients: tuple[Api, Api],
+) -> None:
+    """As NewMatch says: no preset and no size make a beginner board; ``rated`` is ignored
+    for co-op, ``true`` too."""
+    a, _ = clients
+    ada = a.register()
+    made = call(a, "POST", "/matches", ada, expect=201, mode="coop", rated=True)["match"]
+    assert (made["mode"], made["rated"]) == ("coop", False)
+    assert (made["preset"], made["width"], made["height"], made["mines"]) == ("beginner", 9, 9, 10)

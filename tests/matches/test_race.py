@@ -4,6 +4,8 @@ ratings applied once."""
 from __future__ import annotations
 
 import concurrent.futures
+import json
+import time
 from typing import Any
 
 import redis
@@ -13,9 +15,12 @@ from service.store import keys
 from tests.matches.conftest import (
     Seat,
     call,
+    match_socket,
     mines_of,
     new_match,
     play_to_win,
+    receive,
+    started_race,
     wait_for_match,
     wait_until_started,
 )
@@ -178,3 +183,73 @@ def test_the_countdown_starts_once_the_boards_are_made(clients: tuple[Api, Api])
     assert view["status"] == "countdown", view["status"]
     left = wire.milliseconds(view["starts_at"]) - wire.milliseconds(view["server_time"])
     assert 2500 <= left <= 3000, left
+
+
+def test_a_match_game_takes_no_pause_resume_or_hint(clients: tuple[Api, Api]) -> None:
+    """Pause, resume and hint on a match's game (a race seat's, or the co-op game) are
+    refused like its reset: 409 ``match_started``, the game unchanged."""
+    a, b = clients
+    _, alice, _, games = started_race(a, b)
+    alice2, bob2 = a.register(), b.register()
+    coop = new_match(a, alice2, mode="coop", seats=2)
+    call(b, "POST", f"/matches/{coop['id']}/join", bob2)
+    coop_view = wait_for_match(b, coop["id"], "countdown")
+    coop_game = coop_view["seats"][0]["game_id"]
+    wait_until_started(a, coop_view)
+    for game_id, player in ((games[alice.id], alice), (coop_game, bob2)):
+        before = a.view(game_id)
+        for action in ("pause", "resume", "hint"):
+            r = a.client.post(f"/games/{game_id}/{action}", headers=player.auth)
+            assert r.status_code == 409, r.text
+            assert r.json()["code"] == "match_started", r.text
+        after = a.view(game_id)
+        assert (after["version"], after["paused"], after["stats"]["hints"]) == (
+            before["version"], before["paused"], before["stats"]["hints"])
+
+
+
+def test_a_match_boards_seed_is_below_2_to_the_53(clients: tuple[Api, Api]) -> None:
+    """The seed the service draws for a match's boards (a rematch's too) is one any client
+    reads exactly and may send to ``POST /games``: below 2**53."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b)
+    seeds = set()
+    for round_ in range(2):
+        for api, p in ((a, alice), (b, bob)):
+            call(api, "POST", f"/matches/{match['id']}/leave", p)
+        wait_for_match(a, match["id"], "finished")
+        for game_id in games.values():
+            seeds.add(call(a, "GET", f"/games/{game_id}/replay")["seed"])
+        if round_ == 1:
+            break
+        # The rematch: its boards come from a seed of their own.
+        old = match["id"]
+        match = call(a, "POST", f"/matches/{old}/rematch", alice, expect=201)["match"]
+        call(b, "POST", f"/matches/{old}/rematch", bob)
+        wait_for_match(a, match["id"], "countdown")
+        for api, p in ((a, alice), (b, bob)):
+            view = call(api, "GET", f"/matches/{match['id']}", p)
+            games[p.id] = next(s["game_id"] for s in view["seats"] if s["player"]["id"] == p.id)
+        wait_until_started(a, view)
+    assert len(seeds) == 2 and all(0 <= s < 2**53 for s in seeds), seeds
+
+
+def test_a_match_every_seat_finished_ends_on_the_last_seats_update(
+    clients: tuple[Api, Api],
+) -> None:
+    """As asyncapi says: when the last seat playing resigns, its ``resigned`` update is the
+    end (``match.status`` ``finished``) and no ``ended`` follows; ``ended`` is the clock's."""
+    a, b = clients
+    match, alice, bob, _ = started_race(a, b)
+    with match_socket(a, match["id"]) as ws:
+        assert receive(ws)["type"] == "match"
+        for api, p in ((a, alice), (b, bob)):
+            call(api, "POST", f"/matches/{match['id']}/leave", p)
+        first, last = receive(ws), receive(ws)
+        assert (first["change"], first["match"]["status"]) == ("resigned", "playing")
+        assert (last["change"], last["match"]["status"]) == ("resigned", "finished")
+        # Heartbeats only from now on (one a second here): no ``ended`` update.
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            message = json.loads(ws.recv(timeout=5))
+            assert message["type"] == "heartbeat", message

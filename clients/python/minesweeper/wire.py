@@ -185,7 +185,8 @@ class NewGame(Struct, forbid_unknown_fields=True, kw_only=True):
 
 class NewMatch(Struct, forbid_unknown_fields=True, kw_only=True):
     """``POST /matches``: the mode and the board (a preset, or a custom size) every seat
-    plays; ``rated`` is for races only and defaults to true for them."""
+    plays, a beginner board when neither is given; ``rated`` is for races only and
+    defaults to true for them (a co-op match is never rated, whatever ``rated`` says)."""
 
     mode: MatchMode
     preset: PresetName | None = None
@@ -347,7 +348,8 @@ class Hint(Struct):
 
 class ReplayMove(Struct, omit_defaults=True):
     """One recorded change, with the cells it changed exactly as its diff listed them
-    (runs too, when it listed them compact)."""
+    (runs too, when it listed them compact). ``action`` ``end``: the game's match ended it
+    as it stood, or showed a race seat that lost on a mine the rest of the mines."""
 
     version: int
     action: MoveAction
@@ -450,7 +452,8 @@ class Rating(Struct):
 
 
 class RecentGame(Struct):
-    """One of a player's last finished games (or, later, matches)."""
+    """One of a player's last finished games and matches: ``id`` is the game's id (its
+    view and replay), or the match's (``GET /matches/{id}``) when ``kind`` is ``match``."""
 
     id: str
     kind: RecentKind
@@ -685,7 +688,9 @@ class MatchSnapshot(Struct, tag="match", tag_field="type"):
 
 class MatchUpdate(Struct, tag="match_update", tag_field="type"):
     """One change to the match, in version order: what changed, which seat, and the match
-    as it is now."""
+    as it is now. The match is over once ``match.status`` is ``"finished"``, on whichever
+    update says so: the last seat's ``finished`` or ``resigned`` when every seat is done,
+    or ``ended`` when its time limit ends it."""
 
     version: int
     change: MatchChange
