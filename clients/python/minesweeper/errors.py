@@ -70,8 +70,9 @@ class ApiError(Exception):
 
 
 class InvalidRequest(ApiError, code="invalid_request"):
-    """400/422: bad JSON, an unknown field, a cell off the board, an impossible board,
-    a question mark on a game without them, an Idempotency-Key reused for another move."""
+    """400/405/422: bad JSON, an unknown field, a cell off the board, an impossible board,
+    a question mark on a game without them, an Idempotency-Key reused for another move,
+    a method the path does not take."""
 
 
 class Unauthorized(ApiError, code="unauthorized"):
@@ -96,7 +97,8 @@ class MatchFull(ApiError, code="match_full"):
 
 
 class MatchStarted(ApiError, code="match_started"):
-    """409: the match has started; nobody joins it any more."""
+    """409: the match has started, so nobody joins it any more; or a match's game was
+    asked for what only a game of one's own takes (a reset, a pause, a hint)."""
 
 
 class AlreadySeated(ApiError, code="already_seated"):

@@ -728,7 +728,7 @@ MatchClientMessage = Auth | CursorMessage
 
 #: Every problem ``code`` and the HTTP statuses it is answered with.
 PROBLEM_STATUSES: Final[Mapping[str, tuple[int, ...]]] = {
-    "invalid_request": (400, 422),
+    "invalid_request": (400, 405, 422),
     "unauthorized": (401,),
     "forbidden": (403,),
     "not_found": (404,),
