@@ -391,7 +391,7 @@ def test_escape_takes_a_hint_away_and_each_notice_is_said_by_one_region(
         re.compile(r"^(Safe|Mine|Best guess): row \d+, column \d+")
     )
     live = "[aria-live], [role=status], [role=alert], [role=log]"
-    assert panel.evaluate(f"(e, live) => !e.closest(live) && !e.querySelector(live)", live)
+    assert panel.evaluate("(e, live) => !e.closest(live) && !e.querySelector(live)", live)
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     expect(page.locator("#board .cell.hint")).to_have_count(0)
@@ -401,7 +401,8 @@ def test_escape_takes_a_hint_away_and_each_notice_is_said_by_one_region(
     notice = page.locator(".toast", has_text="Question marks are on from the next game")
     expect(notice).to_be_visible()
     nested = page.evaluate(
-        "live => [...document.querySelectorAll(live)].filter(e => e.parentElement.closest(live)).length",
+        "live => [...document.querySelectorAll(live)]"
+        ".filter(e => e.parentElement.closest(live)).length",
         live,
     )
     assert nested == 0

@@ -272,7 +272,8 @@ RING_JS = """e => {
     e.focus();
     const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
     let around = e.parentElement;
-    while (around && rgb(getComputedStyle(around).backgroundColor)[3] === 0) around = around.parentElement;
+    while (around && rgb(getComputedStyle(around).backgroundColor)[3] === 0)
+      around = around.parentElement;
     const cs = getComputedStyle(e);
     return {
         visible: e.matches(':focus-visible') && cs.outlineStyle !== 'none',
@@ -326,7 +327,8 @@ def test_a_header_button_shown_as_its_icon_says_its_name_when_focused(
         expect(bar).to_have_attribute("data-fit", re.compile("^(icons|short|tight)$"))
         header = bar.bounding_box()
         board = ms.grid.bounding_box()
-        for button, words in (("#online-button", "Play online"), ("#leaders-button", "Leaderboards")):
+        named = (("#online-button", "Play online"), ("#leaders-button", "Leaderboards"))
+        for button, words in named:
             label = page.locator(f"{button} .wide-only")
             box = label.bounding_box()
             assert box and box["width"] <= 1, ("an icon until focused", box)
@@ -340,7 +342,7 @@ def test_a_header_button_shown_as_its_icon_says_its_name_when_focused(
             box = label.bounding_box()
             assert box and box["width"] > 40 and box["height"] > 10, (button, box)
             assert label.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "cut off"
-            assert 0 <= box["x"] and box["x"] + box["width"] <= 1280 and box["y"] >= 0, box
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, box
             assert bar.bounding_box() == header
             assert ms.grid.bounding_box() == board
         assert not ms.errors

@@ -589,7 +589,9 @@ def resign(m: Minesweeper) -> None:
 
 
 # How the room's status ends a race its player resigned: the place, and who won if anybody.
-RESIGNED_OVER = r"The match is over: you resigned(, (tied for )?\d+(st|nd|rd|th) place)?\.( \S+ won\.)?"
+RESIGNED_OVER = (
+    r"The match is over: you resigned(, (tied for )?\d+(st|nd|rd|th) place)?\.( \S+ won\.)?"
+)
 
 
 def resign_all(pages: list[Minesweeper]) -> None:
@@ -792,7 +794,8 @@ def test_a_rematch_that_went_on_without_a_player_says_so(
         join = m.page.get_by_role("button", name="Join the rematch")
         in_view(join)
         status = m.page.locator("#match-status")
-        expect(status).to_have_text(re.compile(f"^{RESIGNED_OVER} {ada['name']} wants a rematch\\.$"))
+        wants = f"^{RESIGNED_OVER} {ada['name']} wants a rematch\\.$"
+        expect(status).to_have_text(re.compile(wants))
         post(f"/matches/{old}/rematch", bob)
         post(f"/matches/{new}/start", ada)
 
@@ -1342,7 +1345,8 @@ def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
                 expect(player).to_have_attribute("title", name)
                 lines = player.evaluate(
                     "e => e.getClientRects().length === 1"
-                    " && e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight || 20)"
+                    " && e.getBoundingClientRect().height"
+                    " < 1.5 * parseFloat(getComputedStyle(e).lineHeight || 20)"
                 )
                 assert lines, name
     finally:

@@ -437,7 +437,8 @@ def test_the_keyboard_sees_its_keys_and_hears_of_a_new_game(ms: Minesweeper) -> 
             break
     else:
         raise AssertionError("Tab never reached the minefield")
-    expect(idle).to_have_text(re.compile(r"^Space or Enter opens, F flags, C chords, H hint, P pause;"))
+    keys = r"^Space or Enter opens, F flags, C chords, H hint, P pause;"
+    expect(idle).to_have_text(re.compile(keys))
     expect(idle).to_be_in_viewport()
     before = ms.game_id
     page.keyboard.press("F2")
