@@ -101,7 +101,10 @@ class Socket:
                     raise TooSlow
                 wait = self._sent_at + SEND_TIMEOUT - now + 0.01
             elif not self.live.is_set():
-                wait = SEND_TIMEOUT
+                # Quiet is counted from the catch-up's end: wake as it ends, not later.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.live.wait(), SEND_TIMEOUT)
+                continue
             elif now - self._sent_at >= quiet:
                 await self.send_within(self.heartbeat())
                 continue
