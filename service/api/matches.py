@@ -171,7 +171,9 @@ async def create(request: Request) -> Response:
 
 async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState:
     """Start the match: make every seat's board and count down. ``by`` is the player
-    who asked (the creator); None when the match filled up or was paired."""
+    who asked (the creator); None when the match filled up or was paired, and then it
+    starts only full as it is now: a seat freed since it filled (a leave that crossed
+    the last join) leaves it waiting."""
 
     # The boards are made once per line-up of players, however often the commit is
     # retried: a retry after a lost race would otherwise build them again.
@@ -180,7 +182,7 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
     async def step(state: MatchState, now: int) -> Changed | None:
         if by is not None:
             match_rules.can_start(state, by)
-        elif state.status != "waiting" or len(state.seats) < 2:
+        elif state.status != "waiting" or len(state.seats) < state.capacity:
             return None
         line_up = tuple(s.player_id for s in state.seats)
         if line_up not in made:

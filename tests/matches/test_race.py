@@ -4,8 +4,10 @@ ratings applied once."""
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 from typing import Any
 
+import httpx
 import redis
 
 from service import wire
@@ -178,3 +180,42 @@ def test_the_countdown_starts_once_the_boards_are_made(clients: tuple[Api, Api])
     assert view["status"] == "countdown", view["status"]
     left = wire.milliseconds(view["starts_at"]) - wire.milliseconds(view["server_time"])
     assert 2500 <= left <= 3000, left
+
+
+def at_once(*requests: tuple[Api, str, Player]) -> list[httpx.Response]:
+    """POST each ``(api, path, player)`` from its own thread, released together."""
+    start = threading.Barrier(len(requests))
+
+    def send(request: tuple[Api, str, Player]) -> httpx.Response:
+        api, path, player = request
+        start.wait()
+        return api.client.post(path, headers=player.auth)
+
+    with concurrent.futures.ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(send, requests))
+
+
+def test_a_join_and_a_leave_at_once_start_no_match_that_is_not_full(
+    clients: tuple[Api, Api],
+) -> None:
+    """Carol takes the last of three seats on one replica as Bob leaves on the other.
+    Whichever lands first, the match starts by itself only with every seat taken: after
+    both it is either waiting with two seats, or counting down with three (Bob's leave
+    came after the start, and resigned him)."""
+    a, b = clients
+    for _ in range(12):
+        alice, bob, carol = a.register(), b.register(), a.register()
+        match = new_match(a, alice, seats=3)
+        path = f"/matches/{match['id']}"
+        call(b, "POST", f"{path}/join", bob)
+        joined, left = at_once((a, f"{path}/join", carol), (b, f"{path}/leave", bob))
+        assert left.status_code == 200, left.text
+        view = call(a, "GET", path)
+        seats = [(s["player"]["id"], s["status"]) for s in view["seats"]]
+        assert joined.status_code == 200, joined.text
+        if view["status"] == "waiting":
+            assert seats == [(alice.id, "waiting"), (carol.id, "waiting")], view
+        else:
+            assert view["status"] == "countdown", view
+            assert seats == [(alice.id, "playing"), (bob.id, "resigned"),
+                             (carol.id, "playing")], view
