@@ -96,13 +96,19 @@ def point_to_rematch(state: MatchState, player_id: str, rematch_id: str) -> Chan
     )
 
 
-def can_start(state: MatchState, player_id: str) -> None:
-    if state.status != "waiting":
+def can_start(state: MatchState, player_id: str) -> bool:
+    """Whether the creator's start has a countdown to begin: not when it counts down
+    already (the last seat filled as the creator asked, or the start came twice), which
+    is the start asked for, answered as it is."""
+    if state.status not in ("waiting", "countdown"):
         raise ApiError(409, "match_started", "the match has started")
     if not state.seats or state.seats[0].player_id != player_id:
         raise ApiError(403, "forbidden", "only the match's creator (seat 0) starts it")
+    if state.status == "countdown":
+        return False
     if len(state.seats) < 2:
         raise ApiError(409, "not_started", "a match starts with at least 2 seats taken")
+    return True
 
 
 def begin(state: MatchState, game_ids: list[str], board: engine.Game, starts: int, *,

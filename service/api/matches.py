@@ -181,7 +181,8 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
 
     async def step(state: MatchState, now: int) -> Changed | None:
         if by is not None:
-            match_rules.can_start(state, by)
+            if not match_rules.can_start(state, by):
+                return None
         elif state.status != "waiting" or len(state.seats) < state.capacity:
             return None
         line_up = tuple(s.player_id for s in state.seats)

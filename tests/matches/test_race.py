@@ -219,3 +219,34 @@ def test_a_join_and_a_leave_at_once_start_no_match_that_is_not_full(
             assert view["status"] == "countdown", view
             assert seats == [(alice.id, "playing"), (bob.id, "resigned"),
                              (carol.id, "playing")], view
+
+
+def test_the_creators_start_as_the_last_seat_fills_is_answered_as_started(
+    clients: tuple[Api, Api],
+) -> None:
+    """Alice starts her three-seat match on one replica as Carol takes its last seat on
+    the other, which starts it too. Whichever start lands first, Alice's answer is the
+    match counting down, as she asked; Carol is seated only if her join came first."""
+    a, b = clients
+    for _ in range(12):
+        alice, bob, carol = a.register(), b.register(), a.register()
+        match = new_match(a, alice, seats=3)
+        path = f"/matches/{match['id']}"
+        call(b, "POST", f"{path}/join", bob)
+        started, joined = at_once((b, f"{path}/start", alice), (a, f"{path}/join", carol))
+        assert started.status_code == 200, started.text
+        assert started.json()["status"] == "countdown"
+        view = call(a, "GET", path)
+        assert view["status"] == "countdown"
+        players = [s["player"]["id"] for s in view["seats"]]
+        if joined.status_code == 409:
+            assert joined.json()["code"] == "match_started", joined.text
+            assert players == [alice.id, bob.id]
+        else:
+            assert joined.status_code == 200, joined.text
+            assert players == [alice.id, bob.id, carol.id]
+        assert started.json()["starts_at"] == view["starts_at"]
+        again = call(a, "POST", f"{path}/start", alice)
+        assert again["version"] == view["version"], "a start sent twice starts once"
+        refused = call(a, "POST", f"{path}/start", bob, expect=403)
+        assert refused["code"] == "forbidden"
