@@ -244,3 +244,37 @@ def test_a_match_out_of_time_ends_at_its_time_limit_not_when_polled(
         assert game["status"] == "lost", p
         assert game["ended_at"] == end["ends_at"], p
         assert game["elapsed_ms"] == 5000, p
+
+
+def test_a_resignation_after_the_time_limit_changes_nothing(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Alice, ahead on 3BV, resigns once the time is up but before a poll has ended the
+    match (here: no poll comes until the test lets it). Like a move then, the
+    resignation is refused: the match ends as it stood at its time limit, Alice first."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b, time_limit_s=5)
+    mines = mines_of(store, games[alice.id])
+    safe = hidden_safe_cell(a.view(games[alice.id])["board"], mines)
+    assert Seat(a, alice, games[alice.id]).move("reveal", *safe)["status"] == "playing"
+    playing = wait_for_match(a, match["id"], "playing")
+    ends = wire.milliseconds(playing["ends_at"])
+    deadline = time.monotonic() + 30
+    while store.zscore(keys.match_deadlines(), match["id"]) != ends:
+        assert time.monotonic() < deadline, "the match's end was never put on the deadlines"
+        time.sleep(0.01)
+    store.zrem(keys.match_deadlines(), match["id"])
+    try:
+        wait_until_started(a, playing, "ends_at")
+        late = call(b, "POST", f"/matches/{match['id']}/leave", alice, expect=409)
+        assert late["code"] == "game_over", late
+        assert call(a, "GET", f"/matches/{match['id']}")["seats"][0]["status"] == "playing"
+    finally:
+        store.zadd(keys.match_deadlines(), {match["id"]: 0})
+
+    end = wait_for_match(a, match["id"], "finished", timeout=60)
+    assert end["ended_at"] == end["ends_at"]
+    by_id = {s["player"]["id"]: s for s in end["seats"]}
+    assert (by_id[alice.id]["status"], by_id[alice.id]["place"]) == ("lost", 1)
+    assert (by_id[bob.id]["status"], by_id[bob.id]["place"]) == ("lost", 2)
+    assert by_id[alice.id]["rating_after"] > by_id[alice.id]["rating_before"]
