@@ -250,3 +250,36 @@ def test_the_creators_start_as_the_last_seat_fills_is_answered_as_started(
         assert again["version"] == view["version"], "a start sent twice starts once"
         refused = call(a, "POST", f"{path}/start", bob, expect=403)
         assert refused["code"] == "forbidden"
+
+
+def test_two_races_of_one_player_ending_at_once_both_count_in_the_rating(
+    clients: tuple[Api, Api],
+) -> None:
+    """Pat plays two rated races at once, against Quinn on one and Robin on the other,
+    resigns both, and the two opponents resign at the same instant on two replicas: the
+    races end together, and each changes Pat's rating, the deviation as well as the
+    mean. Everyone shares the place in each race, so Pat, who played two, is surer of
+    than Quinn or Robin, who played one each."""
+    a, b = clients
+    groups = []
+    for _ in range(10):
+        pat, quinn, robin = a.register(), b.register(), a.register()
+        races = []
+        for api, opponent in ((a, quinn), (b, robin)):
+            match = new_match(api, pat, seats=2)
+            races.append(call(api, "POST", f"/matches/{match['id']}/join", opponent))
+        groups.append((pat, quinn, robin, races))
+    wait_until_started(a, max(groups[-1][3], key=lambda race: race["starts_at"]))
+    for pat, quinn, robin, races in groups:
+        for race in races:
+            call(a, "POST", f"/matches/{race['id']}/leave", pat)
+        ends = at_once((a, f"/matches/{races[0]['id']}/leave", quinn),
+                       (b, f"/matches/{races[1]['id']}/leave", robin))
+        assert [r.status_code for r in ends] == [200, 200], [r.text for r in ends]
+    for pat, quinn, robin, races in groups:
+        for race in races:
+            wait_for_match(b, race["id"], "finished")
+        rated = {p.id: b.player(p)["ratings"]["race"] for p in (pat, quinn, robin)}
+        assert [rated[p.id]["games"] for p in (pat, quinn, robin)] == [2, 1, 1]
+        one_each = max(rated[quinn.id]["deviation"], rated[robin.id]["deviation"])
+        assert rated[pat.id]["deviation"] < one_each - 10 < 500 - 20, rated
