@@ -52,7 +52,9 @@ def join(state: MatchState, seat: SeatState) -> Changed:
 
 
 def leave(state: MatchState, player_id: str, now: int) -> Changed:
-    """Before the start the seat is freed; after it the seat resigns."""
+    """Before the start the seat is freed; after it the seat resigns, until the time
+    limit: from ``ends_at`` on the match is over as it stood then, whether or not a
+    poll has ended it yet, and a resignation is refused as a move is."""
     i = seated(state, player_id)
     if i is None:
         raise ApiError(409, "not_seated", "you have no seat in this match")
@@ -61,6 +63,8 @@ def leave(state: MatchState, player_id: str, now: int) -> Changed:
         return _moved(state, seats, "left", i)
     if state.status == "finished" or state.seats[i].status not in ("playing", "waiting"):
         raise ApiError(409, "game_over", "your seat has finished")
+    if state.ends_at is not None and now >= state.ends_at:
+        raise ApiError(409, "game_over", "the match's time is up")
     seats = _with(state.seats, i, status="resigned")
     return finish_if_done(_moved(state, seats, "resigned", i), now)
 
@@ -96,13 +100,19 @@ def point_to_rematch(state: MatchState, player_id: str, rematch_id: str) -> Chan
     )
 
 
-def can_start(state: MatchState, player_id: str) -> None:
-    if state.status != "waiting":
+def can_start(state: MatchState, player_id: str) -> bool:
+    """Whether the creator's start has a countdown to begin: not when it counts down
+    already (the last seat filled as the creator asked, or the start came twice), which
+    is the start asked for, answered as it is."""
+    if state.status not in ("waiting", "countdown"):
         raise ApiError(409, "match_started", "the match has started")
     if not state.seats or state.seats[0].player_id != player_id:
         raise ApiError(403, "forbidden", "only the match's creator (seat 0) starts it")
+    if state.status == "countdown":
+        return False
     if len(state.seats) < 2:
         raise ApiError(409, "not_started", "a match starts with at least 2 seats taken")
+    return True
 
 
 def begin(state: MatchState, game_ids: list[str], board: engine.Game, starts: int, *,

@@ -51,11 +51,18 @@ def update(changed: Changed, now: int) -> bytes:
 
 
 async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchState, MatchState]:
-    """Apply ``step`` to the match and commit it: the match before and after."""
+    """Apply ``step`` to the match and commit it: the match before and after.
+
+    A countdown that is over but not yet marked so (the poll that starts the match may
+    come a moment after ``starts_at``) is marked first, in its own update: whoever
+    watches hears that the match started before anything that happened in it."""
     for attempt in range(MAX_ATTEMPTS):
         rev, state = await b.matches.load(match_id)
         now = now_ms()
-        changed = await step(state, now)
+        changed = match_rules.go(state, now)
+        started = changed is not None
+        if changed is None:
+            changed = await step(state, now)
         if changed is None:
             return state, state
         new = changed.state
@@ -68,6 +75,8 @@ async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchSta
         if await b.matches.commit(match_id, rev, new, update(changed, now)):
             metrics.MATCHES.labels(changed.change).inc()
             await _after(b, state, new)
+            if started:
+                continue  # and now the change asked for, on the match playing
             return state, new
         metrics.CONFLICTS.inc()
         await asyncio.sleep(random.uniform(0, min(0.02, 0.0005 * 2**attempt)))
@@ -171,7 +180,9 @@ async def create(request: Request) -> Response:
 
 async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState:
     """Start the match: make every seat's board and count down. ``by`` is the player
-    who asked (the creator); None when the match filled up or was paired."""
+    who asked (the creator); None when the match filled up or was paired, and then it
+    starts only full as it is now: a seat freed since it filled (a leave that crossed
+    the last join) leaves it waiting."""
 
     # The boards are made once per line-up of players, however often the commit is
     # retried: a retry after a lost race would otherwise build them again.
@@ -179,8 +190,9 @@ async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState
 
     async def step(state: MatchState, now: int) -> Changed | None:
         if by is not None:
-            match_rules.can_start(state, by)
-        elif state.status != "waiting" or len(state.seats) < 2:
+            if not match_rules.can_start(state, by):
+                return None
+        elif state.status != "waiting" or len(state.seats) < state.capacity:
             return None
         line_up = tuple(s.player_id for s in state.seats)
         if line_up not in made:

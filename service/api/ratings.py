@@ -2,8 +2,9 @@
 results of any number of players, on a 1500 scale. Humans and bots are separate pools.
 
 A rated race's changes are worked out once, by the change that ends it (they go in its
-seats' ``rating_before``/``rating_after``), and written to the pool by :func:`apply`,
-which Redis takes once per match whoever calls it (``rate.lua``).
+seats' ``rating_before``/``rating_after`` and deviations), and written to the pool by
+:func:`apply`, which Redis takes once per match whoever calls it (``rate.lua``), on the
+ratings as they are then.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def with_changes(
     after = MODEL.rate(teams, ranks=ranks)
     out = tuple(
         msgspec.structs.replace(
-            seat, rating_before=old[0], rating_after=new[0].mu, deviation_after=new[0].sigma,
+            seat, rating_before=old[0], rating_after=new[0].mu, deviation_before=old[1],
+            deviation_after=new[0].sigma,
         )
         for seat, old, new in zip(seats, before, after, strict=True)
     )
@@ -59,11 +61,14 @@ def with_changes(
 
 
 async def apply(b: Backends, state: MatchState) -> None:
-    """Write a finished rated race's changes to its pool (once, whoever calls)."""
+    """Write a finished rated race's changes to its pool (once, whoever calls). They
+    go on the ratings as they are by then, which another race of the same player may
+    have changed since this one's were worked out: both count."""
     if not state.rated or state.mode != "race" or state.status != "finished":
         return
     changes = [
-        (s.player_id, (s.rating_after or MU) - (s.rating_before or MU), s.deviation_after or SIGMA)
+        (s.player_id, (s.rating_after or MU) - (s.rating_before or MU), s.deviation_before,
+         s.deviation_after or SIGMA)
         for s in state.seats
     ]
     await b.matches.apply_ratings(pool(state.seats[0].bot), state.id, MU, changes)

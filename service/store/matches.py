@@ -57,6 +57,8 @@ class SeatState(msgspec.Struct, frozen=True, array_like=True):
     counted: int = 0
     # A rated race's new deviation for the seat, kept until the pool holds it.
     deviation_after: float | None = None
+    # The deviation it was worked out from (None: a match ended before this was kept).
+    deviation_before: float | None = None
 
 
 class MatchState(msgspec.Struct, frozen=True, array_like=True):
@@ -288,12 +290,14 @@ class MatchStore:
 
     async def apply_ratings(
         self, pool: str, match_id: str, default_mu: float,
-        changes: list[tuple[str, float, float]],
+        changes: list[tuple[str, float, float | None, float]],
     ) -> bool:
-        """Apply one match's ``(player id, change of mean, new deviation)`` once."""
+        """Apply one match's ``(player id, change of mean, deviation before, deviation
+        after)`` once, to the ratings as they are: the mean moved by the change, the
+        deviation by after / before (set to after when before is None)."""
         args: list[Any] = [match_id, default_mu]
-        for pid, delta, sigma in changes:
-            args += [pid, repr(delta), f"{sigma:.4f}"]
+        for pid, delta, before, after in changes:
+            args += [pid, repr(delta), repr(before or 0.0), repr(after)]
         with redis_errors():
             done = await self._rate(
                 keys=[keys.ratings(pool), keys.rating_top(pool), keys.ratings_applied(pool)],

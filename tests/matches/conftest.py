@@ -80,9 +80,10 @@ def mines_of(store: redis.Redis, game_id: str) -> set[tuple[int, int]]:
     }
 
 
-def wait_until_started(api: Api, match: dict[str, Any]) -> None:
-    """Sleep until the server's clock (a match view's ``server_time``) passes ``starts_at``."""
-    starts = wire.milliseconds(match["starts_at"])
+def wait_until_started(api: Api, match: dict[str, Any], instant: str = "starts_at") -> None:
+    """Sleep until the server's clock (a match view's ``server_time``) passes ``starts_at``
+    (or the match's ``instant``, ``ends_at`` say)."""
+    starts = wire.milliseconds(match[instant])
     while True:
         now = wire.milliseconds(call(api, "GET", f"/matches/{match['id']}")["server_time"])
         if now >= starts:

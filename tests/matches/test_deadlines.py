@@ -16,9 +16,11 @@ from tests.matches.conftest import (
     Seat,
     call,
     hidden_safe_cell,
+    match_socket,
     mines_of,
     new_match,
     play_to_win,
+    receive,
     started_race,
     wait_for_match,
     wait_until_started,
@@ -244,3 +246,68 @@ def test_a_match_out_of_time_ends_at_its_time_limit_not_when_polled(
         assert game["status"] == "lost", p
         assert game["ended_at"] == end["ends_at"], p
         assert game["elapsed_ms"] == 5000, p
+
+
+def test_a_resignation_after_the_time_limit_changes_nothing(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Alice, ahead on 3BV, resigns once the time is up but before a poll has ended the
+    match (here: no poll comes until the test lets it). Like a move then, the
+    resignation is refused: the match ends as it stood at its time limit, Alice first."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b, time_limit_s=5)
+    mines = mines_of(store, games[alice.id])
+    safe = hidden_safe_cell(a.view(games[alice.id])["board"], mines)
+    assert Seat(a, alice, games[alice.id]).move("reveal", *safe)["status"] == "playing"
+    playing = wait_for_match(a, match["id"], "playing")
+    ends = wire.milliseconds(playing["ends_at"])
+    deadline = time.monotonic() + 30
+    while store.zscore(keys.match_deadlines(), match["id"]) != ends:
+        assert time.monotonic() < deadline, "the match's end was never put on the deadlines"
+        time.sleep(0.01)
+    store.zrem(keys.match_deadlines(), match["id"])
+    try:
+        wait_until_started(a, playing, "ends_at")
+        late = call(b, "POST", f"/matches/{match['id']}/leave", alice, expect=409)
+        assert late["code"] == "game_over", late
+        assert call(a, "GET", f"/matches/{match['id']}")["seats"][0]["status"] == "playing"
+    finally:
+        store.zadd(keys.match_deadlines(), {match["id"]: 0})
+
+    end = wait_for_match(a, match["id"], "finished", timeout=60)
+    assert end["ended_at"] == end["ends_at"]
+    by_id = {s["player"]["id"]: s for s in end["seats"]}
+    assert (by_id[alice.id]["status"], by_id[alice.id]["place"]) == ("lost", 1)
+    assert (by_id[bob.id]["status"], by_id[bob.id]["place"]) == ("lost", 2)
+    assert by_id[alice.id]["rating_after"] > by_id[alice.id]["rating_before"]
+
+
+def test_the_first_move_after_the_countdown_comes_after_the_start_on_the_socket(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Alice moves as soon as the countdown is over, before any poll has marked the start
+    (here: none comes until the test lets it). Those watching the match hear that it
+    started first, then of her progress, which shows it playing."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2, time_limit_s=5)
+    started = call(b, "POST", f"/matches/{match['id']}/join", bob)
+    assert started["status"] == "countdown"
+    store.zrem(keys.match_deadlines(), match["id"])
+    try:
+        game_id = call(a, "GET", f"/matches/{match['id']}", alice)["seats"][0]["game_id"]
+        safe = hidden_safe_cell(a.view(game_id)["board"], mines_of(store, game_id))
+        with match_socket(b, match["id"], since=started["version"]) as ws:
+            wait_until_started(a, started)
+            assert Seat(a, alice, game_id).move("reveal", *safe)["status"] == "playing"
+            deadline = time.monotonic() + 10
+            updates = [receive(ws, within=10)]
+            while updates[-1]["change"] != "progress":
+                updates.append(receive(ws, within=max(0.0, deadline - time.monotonic())))
+    finally:
+        store.zadd(keys.match_deadlines(), {match["id"]: 0})
+    assert [(u["change"], u["match"]["status"]) for u in updates] == [
+        ("started", "playing"), ("progress", "playing")
+    ], updates
+    assert updates[1]["version"] == updates[0]["version"] + 1
+    wait_for_match(a, match["id"], "finished", timeout=60)

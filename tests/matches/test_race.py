@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import threading
 import time
 from typing import Any
 
+import httpx
 import redis
 
 from service import wire
@@ -253,3 +255,106 @@ def test_a_match_every_seat_finished_ends_on_the_last_seats_update(
         while time.monotonic() < deadline:
             message = json.loads(ws.recv(timeout=5))
             assert message["type"] == "heartbeat", message
+
+
+def at_once(*requests: tuple[Api, str, Player]) -> list[httpx.Response]:
+    """POST each ``(api, path, player)`` from its own thread, released together."""
+    start = threading.Barrier(len(requests))
+
+    def send(request: tuple[Api, str, Player]) -> httpx.Response:
+        api, path, player = request
+        start.wait()
+        return api.client.post(path, headers=player.auth)
+
+    with concurrent.futures.ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(send, requests))
+
+
+def test_a_join_and_a_leave_at_once_start_no_match_that_is_not_full(
+    clients: tuple[Api, Api],
+) -> None:
+    """Carol takes the last of three seats on one replica as Bob leaves on the other.
+    Whichever lands first, the match starts by itself only with every seat taken: after
+    both it is either waiting with two seats, or counting down with three (Bob's leave
+    came after the start, and resigned him)."""
+    a, b = clients
+    for _ in range(12):
+        alice, bob, carol = a.register(), b.register(), a.register()
+        match = new_match(a, alice, seats=3)
+        path = f"/matches/{match['id']}"
+        call(b, "POST", f"{path}/join", bob)
+        joined, left = at_once((a, f"{path}/join", carol), (b, f"{path}/leave", bob))
+        assert left.status_code == 200, left.text
+        view = call(a, "GET", path)
+        seats = [(s["player"]["id"], s["status"]) for s in view["seats"]]
+        assert joined.status_code == 200, joined.text
+        if view["status"] == "waiting":
+            assert seats == [(alice.id, "waiting"), (carol.id, "waiting")], view
+        else:
+            assert view["status"] == "countdown", view
+            assert seats == [(alice.id, "playing"), (bob.id, "resigned"),
+                             (carol.id, "playing")], view
+
+
+def test_the_creators_start_as_the_last_seat_fills_is_answered_as_started(
+    clients: tuple[Api, Api],
+) -> None:
+    """Alice starts her three-seat match on one replica as Carol takes its last seat on
+    the other, which starts it too. Whichever start lands first, Alice's answer is the
+    match counting down, as she asked; Carol is seated only if her join came first."""
+    a, b = clients
+    for _ in range(12):
+        alice, bob, carol = a.register(), b.register(), a.register()
+        match = new_match(a, alice, seats=3)
+        path = f"/matches/{match['id']}"
+        call(b, "POST", f"{path}/join", bob)
+        started, joined = at_once((b, f"{path}/start", alice), (a, f"{path}/join", carol))
+        assert started.status_code == 200, started.text
+        assert started.json()["status"] == "countdown"
+        view = call(a, "GET", path)
+        assert view["status"] == "countdown"
+        players = [s["player"]["id"] for s in view["seats"]]
+        if joined.status_code == 409:
+            assert joined.json()["code"] == "match_started", joined.text
+            assert players == [alice.id, bob.id]
+        else:
+            assert joined.status_code == 200, joined.text
+            assert players == [alice.id, bob.id, carol.id]
+        assert started.json()["starts_at"] == view["starts_at"]
+        again = call(a, "POST", f"{path}/start", alice)
+        assert again["version"] == view["version"], "a start sent twice starts once"
+        refused = call(a, "POST", f"{path}/start", bob, expect=403)
+        assert refused["code"] == "forbidden"
+
+
+def test_two_races_of_one_player_ending_at_once_both_count_in_the_rating(
+    clients: tuple[Api, Api],
+) -> None:
+    """Pat plays two rated races at once, against Quinn on one and Robin on the other,
+    resigns both, and the two opponents resign at the same instant on two replicas: the
+    races end together, and each changes Pat's rating, the deviation as well as the
+    mean. Everyone shares the place in each race, so Pat, who played two, is surer of
+    than Quinn or Robin, who played one each."""
+    a, b = clients
+    groups = []
+    for _ in range(10):
+        pat, quinn, robin = a.register(), b.register(), a.register()
+        races = []
+        for api, opponent in ((a, quinn), (b, robin)):
+            match = new_match(api, pat, seats=2)
+            races.append(call(api, "POST", f"/matches/{match['id']}/join", opponent))
+        groups.append((pat, quinn, robin, races))
+    wait_until_started(a, max(groups[-1][3], key=lambda race: race["starts_at"]))
+    for pat, quinn, robin, races in groups:
+        for race in races:
+            call(a, "POST", f"/matches/{race['id']}/leave", pat)
+        ends = at_once((a, f"/matches/{races[0]['id']}/leave", quinn),
+                       (b, f"/matches/{races[1]['id']}/leave", robin))
+        assert [r.status_code for r in ends] == [200, 200], [r.text for r in ends]
+    for pat, quinn, robin, races in groups:
+        for race in races:
+            wait_for_match(b, race["id"], "finished")
+        rated = {p.id: b.player(p)["ratings"]["race"] for p in (pat, quinn, robin)}
+        assert [rated[p.id]["games"] for p in (pat, quinn, robin)] == [2, 1, 1]
+        one_each = max(rated[quinn.id]["deviation"], rated[robin.id]["deviation"])
+        assert rated[pat.id]["deviation"] < one_each - 10 < 500 - 20, rated

@@ -4,7 +4,10 @@ they ask on, and for them only."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -115,3 +118,49 @@ def test_match_changes_are_counted_in_the_metrics(clients: tuple[Api, Api]) -> N
     text = a.client.get("/metrics").text
     for change in ("created", "joined", "countdown", "resigned", "rematch"):
         assert f'ms_match_changes_total{{change="{change}"}}' in text, change
+
+
+def crossing(first: Callable[[], httpx.Response], second: Callable[[], httpx.Response], *,
+             pause: float) -> tuple[httpx.Response, httpx.Response]:
+    """Send two requests from two threads released together, the second ``pause``
+    seconds after the first."""
+    start = threading.Barrier(2)
+
+    def send(request: Callable[[], httpx.Response], wait: float) -> httpx.Response:
+        start.wait()
+        time.sleep(wait)
+        return request()
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        one, two = pool.submit(send, first, 0.0), pool.submit(send, second, pause)
+        return one.result(), two.result()
+
+
+def test_a_rematch_whose_last_seat_fills_as_another_leaves_does_not_start_unfull(
+    clients: tuple[Api, Api],
+) -> None:
+    """Carol sits down in a three-seat rematch on one replica as Alice leaves it on the
+    other: it starts by itself only if all three are seated at once (Alice's leave came
+    after the start, and resigned her); otherwise it waits with Bob and Carol. Carol's
+    request does more before it sits her down than Alice's before it frees the seat, so
+    Alice's leave is held back a little more each round (0 to 6.5 ms) to cross it."""
+    a, b = clients
+    for rep in range(14):
+        alice, bob, carol = a.register(), b.register(), a.register()
+        old = finished(a, b, [alice, bob, carol])
+        new = rematch(b, old["id"], bob).json()["match"]["id"]
+        assert rematch(a, old["id"], alice).status_code == 200
+        sat, left = crossing(
+            functools.partial(rematch, a, old["id"], carol),
+            functools.partial(b.client.post, f"/matches/{new}/leave", headers=alice.auth),
+            pause=rep * 0.0005,
+        )
+        assert sat.status_code == 200 and left.status_code == 200, (sat.text, left.text)
+        view = call(a, "GET", f"/matches/{new}")
+        seats = [(s["player"]["id"], s["status"]) for s in view["seats"]]
+        if view["status"] == "waiting":
+            assert seats == [(bob.id, "waiting"), (carol.id, "waiting")], view
+        else:
+            assert view["status"] == "countdown", view
+            assert seats == [(bob.id, "playing"), (alice.id, "resigned"),
+                             (carol.id, "playing")], view
