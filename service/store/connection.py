@@ -59,6 +59,17 @@ def _primary(url: str, **options: Any) -> aioredis.Redis:
     return primary
 
 
+def user_of(url: str) -> str:
+    """The Redis user that ``url`` logs in as (``default`` when it names none)."""
+    parts = urlsplit(url)
+    if parts.username:
+        return unquote(parts.username)
+    for name, _, value in (p.partition("=") for p in parts.query.split("&")):
+        if name == "username" and value:
+            return unquote(value)
+    return "default"
+
+
 def connect(url: str, *, cluster: bool = False) -> Redis:
     if cluster:
         return RedisCluster.from_url(_plain_url(url), **_OPTIONS)
