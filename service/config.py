@@ -89,8 +89,9 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     forwarded_allow_ips: Annotated[tuple[str, ...], Meta(
         description="comma-separated addresses and networks of the proxies whose "
         "X-Forwarded-For and X-Forwarded-Proto are believed; from any other peer they are "
-        "ignored and the peer's own address is the client's"
-    )] = ("127.0.0.1", "::1")
+        "ignored and the peer's own address is the client's (none by default: a proxy "
+        "in front must be listed, even one on the same machine)"
+    )] = ()
     game_cache_mb: Annotated[int, Meta(
         ge=0, le=1_000_000,
         description="megabytes of recent games each process keeps a copy of, so a "
