@@ -47,16 +47,16 @@ end
 if now[1] ~= ARGV[1] or (now[2] or '') ~= ARGV[11] then
   return {0, redis.call('HMGET', KEYS[1], unpack(FIELDS))}
 end
--- Published before anything is written (nobody sees the script half done either way): a
--- publish that Redis refuses (a user without the channel) then leaves the game unchanged.
-if ARGV[4] ~= '' then
-  redis.call(PUBLISH, ARGV[5], ARGV[4])
+local refused = ARGV[4] ~= '' and check_publish(ARGV[5])
+if refused then
+  return refused
 end
 redis.call('HSET', KEYS[1], 'rev', tonumber(now[1]) + 1, 'snap', ARGV[2], 'attempt', ARGV[10])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 if ARGV[4] ~= '' then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[9], ARGV[3] .. '-0', 'd', ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  redis.call(PUBLISH, ARGV[5], ARGV[4])
 elseif redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[6])
 end

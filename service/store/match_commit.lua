@@ -17,10 +17,13 @@ end
 if now[1] ~= ARGV[1] then
   return 0
 end
--- Published first: a publish Redis refuses then leaves the match unchanged.
-redis.call(PUBLISH, ARGV[5], ARGV[4])
+local refused = check_publish(ARGV[5])
+if refused then
+  return refused
+end
 redis.call('HSET', KEYS[1], 'rev', tonumber(now[1]) + 1, 'snap', ARGV[2], 'attempt', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[7], ARGV[3] .. '-0', 'd', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call(PUBLISH, ARGV[5], ARGV[4])
 return 1

@@ -21,12 +21,15 @@ if last then
   local version, seq = string.match(last[1], '(%d+)-(%d+)')
   id = version .. '-' .. (tonumber(seq) + 1)
 end
--- Published first: a publish Redis refuses then leaves the game unchanged.
-redis.call(PUBLISH, ARGV[3], ARGV[2])
+local refused = check_publish(ARGV[3])
+if refused then
+  return refused
+end
 if ARGV[1] ~= '' then
   redis.call('HSET', KEYS[1], 'next', ARGV[1])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], id, 'd', ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call(PUBLISH, ARGV[3], ARGV[2])
 return 1

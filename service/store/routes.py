@@ -143,7 +143,17 @@ def publishing(command: str, script: str) -> str:
     """``script`` with ``PUBLISH`` set to the command it publishes with. A script per
     command, rather than the command among its arguments, leaves each script's arguments
     its own."""
-    return f"local PUBLISH = '{command}'\n{script}"
+    return f"local PUBLISH = '{command}'\n{_MAY_PUBLISH}\n{script}"
+
+
+# Asked before a script writes anything, so that a publish Redis would refuse (a user
+# without the channel) leaves everything as it was; published last, so that a write Redis
+# refuses (out of memory) sends nothing. Redis 6 has no check: the publish fails there.
+_MAY_PUBLISH = """local function check_publish(channel)
+  if redis.acl_check_cmd and not redis.acl_check_cmd(PUBLISH, channel, '') then
+    return redis.error_reply('NOPERM this user may not publish on ' .. channel)
+  end
+end"""
 
 
 class OneServer:
