@@ -8,6 +8,7 @@ import logging.config
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from types import FrameType
@@ -15,7 +16,7 @@ from types import FrameType
 import uvicorn
 
 from . import config, logs
-from .store.embedded import EmbeddedRedis
+from .store.embedded import DataDirError, EmbeddedRedis
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -29,6 +30,12 @@ def main(argv: list[str] | None = None) -> None:
         settings = config.read(os.environ, flags)
     except config.SettingError as exc:
         parser.error(str(exc))
+    try:
+        # uvicorn would find out only once the app has started, and end with a traceback.
+        socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM,
+                           flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        parser.error(f"HOST {settings.host!r} is not an address to listen on: {exc}")
     # Worker processes build the app from the environment: the flags must reach them there.
     os.environ.update(flags)
     log_config = logs.config(settings.log_level)
@@ -46,7 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     try:
         if embedded is not None:
-            os.environ["REDIS_URL"] = embedded.start().url
+            try:
+                os.environ["REDIS_URL"] = embedded.start().url
+            except DataDirError as exc:
+                parser.error(str(exc))
         uvicorn.run(
             "service.api.app:create_app",
             factory=True,

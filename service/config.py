@@ -25,6 +25,14 @@ from .engine import DEFAULT_MAX_CELLS
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
+# Bounds of the numeric settings: a value past them (``inf`` among others) would reach
+# Redis's scripts or the event loop as a number they cannot take.
+TEN_YEARS = 10 * 365 * 24 * 3600
+MOST_A_SECOND = 1_000_000
+# A limit is 0 (off) or at least this much: a smaller rate would make a bucket's expiry
+# and its wait too long for Redis to write as a whole number.
+LEAST_ON = {"least": 0.001}
+
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
     host: Annotated[str, Meta(description="address to listen on")] = "127.0.0.1"
@@ -45,31 +53,35 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         "second, for more moves a second, losing those of the last second or two if the "
         "machine fails or the server is killed while the disk lags"
     )] = "always"
-    workers: Annotated[int, Meta(ge=1, description="service processes")] = 1
-    game_ttl: Annotated[int, Meta(ge=1, description="seconds an untouched game is kept")] = (
-        7 * 24 * 3600
-    )
-    max_cells: Annotated[int, Meta(ge=4, description="largest board, in cells")] = (
-        DEFAULT_MAX_CELLS
-    )
+    workers: Annotated[int, Meta(ge=1, le=256, description="service processes")] = 1
+    game_ttl: Annotated[int, Meta(
+        ge=1, le=TEN_YEARS, description="seconds an untouched game is kept"
+    )] = 7 * 24 * 3600
+    max_cells: Annotated[int, Meta(
+        ge=4, le=100_000_000, description="largest board, in cells"
+    )] = DEFAULT_MAX_CELLS
     log_level: Annotated[LogLevel, Meta(
         description="JSON logs on stderr at this level, one line per request at info"
     )] = "info"
     rate_limit: Annotated[float, Meta(
-        ge=0, description="requests a second per client address (0: no limit)"
+        ge=0, le=MOST_A_SECOND, extra=LEAST_ON,
+        description="requests a second per client address (0: no limit)"
     )] = 100
     move_rate_limit: Annotated[float, Meta(
-        ge=0, description="moves a second per token, a game's or a player's (0: no limit)"
+        ge=0, le=MOST_A_SECOND, extra=LEAST_ON,
+        description="moves a second per token, a game's or a player's (0: no limit)"
     )] = 30
     auth_failure_limit: Annotated[float, Meta(
-        ge=0, description="wrong tokens, unknown games and unknown players a minute per "
+        ge=0, le=MOST_A_SECOND, extra=LEAST_ON,
+        description="wrong tokens, unknown games and unknown players a minute per "
         "client address (0: off)"
     )] = 60
     register_rate_limit: Annotated[float, Meta(
-        ge=0, description="players registered a minute per client address (0: no limit)"
+        ge=0, le=MOST_A_SECOND, extra=LEAST_ON,
+        description="players registered a minute per client address (0: no limit)"
     )] = 10
     max_sockets_per_client: Annotated[int, Meta(
-        ge=1, description="open WebSockets per client address in each process"
+        ge=1, le=1_000_000, description="open WebSockets per client address in each process"
     )] = 32
     cors_origins: Annotated[tuple[str, ...], Meta(
         description="comma-separated origins allowed to call the API from a browser"
@@ -77,17 +89,20 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     forwarded_allow_ips: Annotated[tuple[str, ...], Meta(
         description="comma-separated addresses and networks of the proxies whose "
         "X-Forwarded-For and X-Forwarded-Proto are believed; from any other peer they are "
-        "ignored and the peer's own address is the client's"
-    )] = ("127.0.0.1", "::1")
+        "ignored and the peer's own address is the client's (none by default: a proxy "
+        "in front must be listed, even one on the same machine)"
+    )] = ()
     game_cache_mb: Annotated[int, Meta(
-        ge=0, description="megabytes of recent games each process keeps a copy of, so a "
+        ge=0, le=1_000_000,
+        description="megabytes of recent games each process keeps a copy of, so a "
         "move on one takes a single Redis round trip (0: none, every move loads its game)"
     )] = 32
     heartbeat_seconds: Annotated[float, Meta(
-        gt=0, description="seconds of quiet on a WebSocket before the server sends a heartbeat"
+        gt=0, le=3600,
+        description="seconds of quiet on a WebSocket before the server sends a heartbeat"
     )] = 15.0
     seek_expiry: Annotated[float, Meta(
-        gt=0, description="seconds a seek waits for an opponent after its player last "
+        ge=1, le=86400, description="seconds a seek waits for an opponent after its player last "
         "polled it, when the player has no socket open"
     )] = 30.0
 
@@ -97,6 +112,11 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         for entry in self.forwarded_allow_ips:
             trusted_network(entry)
+        if self.redis_url and not self.redis_url.startswith(REDIS_SCHEMES):
+            raise ValueError(
+                f"REDIS_URL must start with {', '.join(REDIS_SCHEMES)}, not "
+                f"{self.redis_url.partition('://')[0] + '://'!r}"
+            )
 
     @property
     def trusted_proxies(self) -> list[str]:
@@ -120,6 +140,9 @@ def trusted_network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network
         raise ValueError(f"FORWARDED_ALLOW_IPS: {exc}") from None
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
+
+
 class SettingError(ValueError):
     """A setting's value that does not fit it; the message names the setting."""
 
@@ -132,6 +155,8 @@ class Setting:
     type: mi.Type
     meaning: str
     default: Any
+    # The least value above 0 a setting that 0 turns off takes (None: no such rule).
+    least: float | None = None
 
     @property
     def env(self) -> str:
@@ -156,12 +181,16 @@ class Setting:
             return "one of " + ", ".join(map(str, t.values))
         if isinstance(t, (mi.IntType, mi.FloatType)):
             kind = "a whole number" if isinstance(t, mi.IntType) else "a number"
+            if self.least is not None and t.le is not None:
+                return f"0 (off) or {kind} from {spelled(self.least)} to {spelled(t.le)}"
             if t.ge is not None and t.le is not None:
-                return f"{kind} from {t.ge} to {t.le}"
+                return f"{kind} from {spelled(t.ge)} to {spelled(t.le)}"
+            if t.gt is not None and t.le is not None:
+                return f"{kind} above {spelled(t.gt)} and at most {spelled(t.le)}"
             if t.ge is not None:
-                return f"{kind} of at least {t.ge}"
+                return f"{kind} of at least {spelled(t.ge)}"
             if t.gt is not None:
-                return f"{kind} above {t.gt}"
+                return f"{kind} above {spelled(t.gt)}"
             return kind
         if isinstance(t, mi.VarTupleType):
             return "a comma-separated list"
@@ -194,7 +223,10 @@ def _settings() -> tuple[Setting, ...]:
     out = []
     for f in info.fields:
         assert isinstance(f.type, mi.Metadata) and f.type.extra_json_schema, f.name
-        out.append(Setting(f.name, f.type.type, f.type.extra_json_schema["description"], f.default))
+        least = (f.type.extra or {}).get("least")
+        out.append(Setting(
+            f.name, f.type.type, f.type.extra_json_schema["description"], f.default, least
+        ))
     return tuple(out)
 
 
@@ -226,6 +258,11 @@ def read(env: Mapping[str, str], flags: Mapping[str, str] | None = None) -> Conf
         raise SettingError(
             f"{source} must be {_BY_FIELD[at[1]].expected}, not {raw!r}"
         ) from None
+    for name, (source, raw) in given.items():
+        least = _BY_FIELD[name].least
+        value = getattr(config, name)
+        if least is not None and 0 < value < least:
+            raise SettingError(f"{source} must be {_BY_FIELD[name].expected}, not {raw!r}")
     if config.redis_url.startswith("redis+cluster://") and not config.redis_cluster:
         config = msgspec.structs.replace(config, redis_cluster=True)
     return config

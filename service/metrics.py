@@ -3,7 +3,9 @@ prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR, set by ``python
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -44,8 +46,32 @@ REDIS_ERRORS = Counter("ms_redis_errors_total", "Redis calls that failed or time
 LIMITED = Counter("ms_rate_limited_total", "Requests refused by a rate limit", ["scope"])
 
 
+_LIVE_FILE = re.compile(r"gauge_live\w*_(\d+)\.db")
+
+
+def _forget_the_dead(directory: str) -> None:
+    """Drops the live gauges (open sockets, slow changes) of worker processes that have
+    died: a worker's files stay in the folder after it, and a replaced worker's sockets
+    would otherwise count for good."""
+    for name in os.listdir(directory):
+        found = _LIVE_FILE.fullmatch(name)
+        if found is None:
+            continue
+        pid = int(found[1])
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            # Another worker's /metrics may be dropping them at the same moment.
+            with contextlib.suppress(FileNotFoundError):
+                multiprocess.mark_process_dead(pid, directory)  # type: ignore[no-untyped-call]
+        except PermissionError:
+            pass  # alive, another user's: not a worker of ours, and not ours to drop
+
+
 def render() -> tuple[bytes, str]:
-    if "PROMETHEUS_MULTIPROC_DIR" in os.environ:
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory is not None:
+        _forget_the_dead(directory)
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -32,6 +32,7 @@ from . import (
     matches,
     player_events,
     players,
+    problems,
     ratings,
     replays,
     seeks,
@@ -72,7 +73,17 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    await backends.of(request).games.ping()
+    """Ready once Redis answers, has told its version, and lets the service's user do
+    what the service does; when it does not, the problem's detail says why."""
+    routing: store.Routing = request.app.state.routing
+    reason = routing.trouble.problem
+    if reason is None:
+        await backends.of(request).games.ping()
+        reason = await routing.not_ready()
+    if reason is not None:
+        return problems.respond(problems.ApiError(
+            503, "store_unavailable", f"not ready: {reason}", {"Retry-After": "5"}
+        ))
     return MsgspecResponse(wire.Health(status="ok"))
 
 
@@ -151,6 +162,7 @@ def create_app(config: Config | None = None) -> Starlette:
             ),
         )
         app.state.backends = b
+        app.state.routing = routing
         engine.preload()
         # What start-up built lives as long as the process: keeping it out of the
         # collector's full passes makes each of those a fraction of the cost.

@@ -47,6 +47,10 @@ end
 if now[1] ~= ARGV[1] or (now[2] or '') ~= ARGV[11] then
   return {0, redis.call('HMGET', KEYS[1], unpack(FIELDS))}
 end
+local refused = ARGV[4] ~= '' and check_publish(ARGV[5])
+if refused then
+  return refused
+end
 redis.call('HSET', KEYS[1], 'rev', tonumber(now[1]) + 1, 'snap', ARGV[2], 'attempt', ARGV[10])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 if ARGV[4] ~= '' then

@@ -2,7 +2,8 @@
 with short timeouts so an outage turns into a quick 503 rather than a hanging request.
 
 A Sentinel URL names the sentinels and the monitored primary:
-``redis+sentinel://[:password@]host:26379[,host:26379...]/primary-name[/db]``.
+``redis+sentinel://[[user]:password@]host:26379[,host:26379...]/primary-name[/db]``, whose
+user and password are the primary's.
 """
 
 from __future__ import annotations
@@ -49,14 +50,28 @@ def _primary(url: str, **options: Any) -> aioredis.Redis:
     if not sentinels or not path:
         raise ValueError("a Sentinel URL is redis+sentinel://host:port[,host:port]/primary[/db]")
     password = unquote(parts.password) if parts.password else None
+    username = unquote(parts.username) if parts.username else None
     sentinel = Sentinel(  # type: ignore[no-untyped-call]
         sentinels,
         socket_connect_timeout=CONNECT_TIMEOUT,
         socket_timeout=COMMAND_TIMEOUT,
     )
     db = int(path[1]) if len(path) > 1 else 0
-    primary: aioredis.Redis = sentinel.master_for(path[0], db=db, password=password, **options)
+    primary: aioredis.Redis = sentinel.master_for(
+        path[0], db=db, username=username, password=password, **options
+    )
     return primary
+
+
+def user_of(url: str) -> str:
+    """The Redis user that ``url`` logs in as (``default`` when it names none)."""
+    parts = urlsplit(url)
+    if parts.username:
+        return unquote(parts.username)
+    for name, _, value in (p.partition("=") for p in parts.query.split("&")):
+        if name == "username" and value:
+            return unquote(value)
+    return "default"
 
 
 def connect(url: str, *, cluster: bool = False) -> Redis:

@@ -1,5 +1,7 @@
 """What can go wrong with the store, as exceptions the API turns into problems."""
 
+import logging
+import time
 from types import TracebackType
 
 import redis.exceptions
@@ -37,6 +39,9 @@ _LOST = (
     redis.exceptions.SlotNotCoveredError,
     redis.exceptions.TryAgainError,
     redis.exceptions.ReadOnlyError,
+    # No node of the cluster answers, or the Redis named is not a cluster node at all
+    # (what the routing's start-up logs say): not a RedisError.
+    redis.exceptions.RedisClusterException,
     OSError,
 )
 _FAILED = (redis.exceptions.RedisError, OSError)
@@ -61,6 +66,46 @@ def _raised_in_redis(exc: BaseException) -> bool:
         tb = tb.tb_next
     module: str = tb.tb_frame.f_globals.get("__name__", "")
     return module.startswith("redis.")
+
+
+log = logging.getLogger(__name__)
+
+# How Redis words a refusal for lack of permission: NOPERM replies, and the errors of a
+# script whose command the user may not run.
+_REFUSALS = ("NOPERM", "no permissions", "The user executing the script can't")
+PERMISSION_LOG_SECONDS = 60.0
+
+
+def missing_permission(exc: BaseException) -> str | None:
+    """The permission whose lack made Redis refuse with ``exc`` (None: not a refusal)."""
+    if not isinstance(exc, redis.exceptions.ResponseError):
+        return None
+    text = str(exc)
+    if not (isinstance(exc, redis.exceptions.NoPermissionError)
+            or any(refusal in text for refusal in _REFUSALS)):
+        return None
+    if "channel" in text or "publish" in text:
+        return "publishing on the service's pub/sub channels (ACL: &ms:* or allchannels)"
+    if "key" in text:
+        return "the service's keys (ACL: ~ms:* or allkeys)"
+    return "a command the service runs (ACL: +@all -@dangerous +hello)"
+
+
+class _Refusals:
+    """Logs a refusal when it is new, then at most once a period."""
+
+    def __init__(self) -> None:
+        self.next_at: dict[str, float] = {}
+
+    def report(self, missing: str, exc: BaseException) -> None:
+        now = time.monotonic()
+        if now >= self.next_at.get(missing, 0.0):
+            self.next_at[missing] = now + PERMISSION_LOG_SECONDS
+            log.error("Redis refused the service for lack of a permission: its user needs %s "
+                      "(Redis said: %s)", missing, exc)
+
+
+_refusals = _Refusals()
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
@@ -88,3 +133,7 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         metrics.REDIS_ERRORS.inc()
         if lost:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+        missing = missing_permission(exc)
+        if missing is not None:
+            _refusals.report(missing, exc)
+            raise StoreUnavailable(f"Redis refused for lack of permission: {missing}") from exc

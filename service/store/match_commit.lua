@@ -17,6 +17,10 @@ end
 if now[1] ~= ARGV[1] then
   return 0
 end
+local refused = check_publish(ARGV[5])
+if refused then
+  return refused
+end
 redis.call('HSET', KEYS[1], 'rev', tonumber(now[1]) + 1, 'snap', ARGV[2], 'attempt', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[7], ARGV[3] .. '-0', 'd', ARGV[4])

@@ -21,6 +21,10 @@ if last then
   local version, seq = string.match(last[1], '(%d+)-(%d+)')
   id = version .. '-' .. (tonumber(seq) + 1)
 end
+local refused = check_publish(ARGV[3])
+if refused then
+  return refused
+end
 if ARGV[1] ~= '' then
   redis.call('HSET', KEYS[1], 'next', ARGV[1])
 end

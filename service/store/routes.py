@@ -18,13 +18,16 @@ without telling its caller, whose subscribers would then miss messages unawares.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from .connection import Redis, RedisCluster, connect_node, connect_pubsub
+from . import keys
+from .connection import Redis, RedisCluster, connect_node, connect_pubsub, user_of
 from .errors import StoreUnavailable, redis_errors
 
 log = logging.getLogger(__name__)
@@ -33,28 +36,99 @@ SHARDED_SINCE = (7, 0)
 RETRY_SECONDS = 0.5
 
 
-async def sharded(client: Redis) -> bool:
+# While Redis cannot be used, the same line would come twice a second: it is logged when it
+# changes, then at most once a period.
+REPEAT_LOG_SECONDS = 60.0
+
+
+class Trouble:
+    """What stops the service from using Redis, logged once when it starts or changes and
+    then once a period while it lasts."""
+
+    def __init__(self) -> None:
+        self.problem: str | None = None
+        self._said = ""
+        self._next_at = 0.0
+        self._held = 0
+
+    def report(self, level: int, text: str, *, problem: bool = True) -> None:
+        """``text`` happened; a ``problem`` is one the operator must fix (readiness says
+        so), where otherwise Redis is only away for now."""
+        self.problem = text if problem else None
+        now = time.monotonic()
+        if text == self._said and now < self._next_at:
+            self._held += 1
+            return
+        if text == self._said and self._held:
+            log.log(level, "%s (still, %d more tries since the last report)", text, self._held)
+        else:
+            log.log(level, "%s", text)
+        self._said, self._next_at, self._held = text, now + REPEAT_LOG_SECONDS, 0
+
+    def clear(self) -> None:
+        if self._said:
+            log.info("Redis answers as configured again")
+        self.problem, self._said, self._held = None, "", 0
+
+
+async def _version(client: Redis, **target: Any) -> str:
+    """The server's version from HELLO, which any user may send; from INFO for a server
+    too old for HELLO without arguments."""
+    try:
+        hello: Any = await client.execute_command("HELLO", **target)
+    except redis.exceptions.ResponseError:
+        info = await client.info("server", **target)
+        return str(info["redis_version"])
+    if isinstance(hello, list):  # RESP2: the map's keys and values in turn
+        hello = dict(zip(hello[::2], hello[1::2], strict=True))
+    version = hello.get(b"version", hello.get("version"))
+    return version.decode() if isinstance(version, bytes) else str(version)
+
+
+async def sharded(client: Redis, user: str = "default", trouble: Trouble | None = None) -> bool:
     """Whether every server the service writes to has sharded pub/sub; waits for Redis."""
+    trouble = trouble or Trouble()
     while True:
         try:
             if isinstance(client, RedisCluster):
                 await client.initialize()
                 versions = [
-                    (await client.info("server", target_nodes=node))["redis_version"]
-                    for node in client.get_primaries()
+                    await _version(client, target_nodes=node) for node in client.get_primaries()
                 ]
             else:
-                versions = [(await client.info("server"))["redis_version"]]
+                versions = [await _version(client)]
             break
-        except (
-            redis.exceptions.ConnectionError,
-            redis.exceptions.TimeoutError,
-            redis.exceptions.RedisClusterException,  # no node of the URL's cluster answers
-            OSError,
-        ):
-            log.warning("waiting for Redis to tell its version")
-            await asyncio.sleep(RETRY_SECONDS)
+        except redis.exceptions.AuthenticationError as exc:
+            trouble.report(logging.ERROR, f"Redis refused the service's credentials (user "
+                           f"{user!r}; check the user and password in REDIS_URL): {exc}")
+        except redis.exceptions.NoPermissionError as exc:
+            trouble.report(logging.ERROR, f"Redis user {user!r} may run neither HELLO nor "
+                           f"INFO ({exc}), so the service cannot learn the server's version: "
+                           f"grant it +hello (ACL SETUSER {user} +hello)")
+        except redis.exceptions.RedisClusterException as exc:
+            if NOT_A_CLUSTER in str(exc):
+                trouble.report(logging.ERROR, "REDIS_CLUSTER is on (or REDIS_URL is "
+                               "redis+cluster://) but the Redis in REDIS_URL is not a node of a "
+                               "cluster: turn REDIS_CLUSTER off, or name a cluster node")
+            else:  # no node of the URL's cluster answers
+                trouble.report(logging.WARNING, f"waiting for Redis to tell its version: "
+                               f"{exc}", problem=False)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            trouble.report(logging.WARNING, f"waiting for Redis to tell its version: {exc}",
+                           problem=False)
+        await asyncio.sleep(RETRY_SECONDS)
+    trouble.clear()
     return all(version_of(v) >= SHARDED_SINCE for v in versions)
+
+
+NOT_A_CLUSTER = "Cluster mode is not enabled"
+# A channel of each kind the service publishes on, for ones no subscriber reads: an ACL
+# that lets the service publish on these lets it publish on all of its channels.
+PROBE_CHANNELS = (
+    keys.channel("readiness"),
+    keys.player_channel("readiness"),
+    keys.match_channel("readiness"),
+)
 
 
 def version_of(text: str) -> tuple[int, ...]:
@@ -69,7 +143,17 @@ def publishing(command: str, script: str) -> str:
     """``script`` with ``PUBLISH`` set to the command it publishes with. A script per
     command, rather than the command among its arguments, leaves each script's arguments
     its own."""
-    return f"local PUBLISH = '{command}'\n{script}"
+    return f"local PUBLISH = '{command}'\n{_MAY_PUBLISH}\n{script}"
+
+
+# Asked before a script writes anything, so that a publish Redis would refuse (a user
+# without the channel) leaves everything as it was; published last, so that a write Redis
+# refuses (out of memory) sends nothing. Redis 6 has no check: the publish fails there.
+_MAY_PUBLISH = """local function check_publish(channel)
+  if redis.acl_check_cmd and not redis.acl_check_cmd(PUBLISH, channel, '') then
+    return redis.error_reply('NOPERM this user may not publish on ' .. channel)
+  end
+end"""
 
 
 class OneServer:
@@ -164,14 +248,16 @@ class Routing:
     def __init__(self, url: str, client: Redis) -> None:
         self._url = url
         self._client = client
+        self.user = user_of(url)
         self.publish: str | None = None
         self.route: Route | None = None
         self.known = asyncio.Event()
+        self.trouble = Trouble()
 
     def command(self) -> str:
         """The command that publishes: the scripts' and :meth:`send`'s."""
         if self.publish is None:
-            raise StoreUnavailable("Redis has not answered since start-up")
+            raise StoreUnavailable(self.trouble.problem or "Redis has not answered since start-up")
         return self.publish
 
     async def send(self, channel: str, message: bytes) -> None:
@@ -180,11 +266,37 @@ class Routing:
             await self._client.execute_command(self.command(), channel, message)
 
     async def learn(self) -> None:
-        is_sharded = await sharded(self._client)
+        is_sharded = await sharded(self._client, self.user, self.trouble)
         self.route = route(self._url, self._client, is_sharded=is_sharded)
         self.publish = "SPUBLISH" if is_sharded else "PUBLISH"
         self.known.set()
         log.info("live messages use %s pub/sub", "sharded" if is_sharded else "classic")
+        with contextlib.suppress(StoreUnavailable):
+            denied = await self.may_not_publish()
+            if denied:
+                log.error("%s", denied)
+
+    async def may_not_publish(self) -> str | None:
+        """Why the service's Redis user may not publish on its channels (None: it may)."""
+        command = self.command()
+        for channel in PROBE_CHANNELS:
+            try:
+                await self._client.execute_command(command, channel, b"")
+            except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException,
+                    OSError) as exc:
+                if not isinstance(exc, redis.exceptions.NoPermissionError):
+                    raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+                return (f"Redis user {self.user!r} may not publish on the service's channels "
+                        f"such as {channel} ({exc}): grant it those channels (ACL SETUSER "
+                        f"{self.user} '&ms:*'), or every channel (allchannels)")
+        return None
+
+    async def not_ready(self) -> str | None:
+        """Why the service cannot serve, as far as its Redis's settings and permissions
+        tell (None: they are fine). Raises :class:`StoreUnavailable` while Redis is away."""
+        if self.trouble.problem is not None:
+            return self.trouble.problem
+        return await self.may_not_publish()
 
     async def aclose(self) -> None:
         if self.route is not None:

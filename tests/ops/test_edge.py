@@ -112,3 +112,20 @@ async def test_socket_limits_count_the_real_peer(edge: ServiceProcess) -> None:
     async with connect(PROXY, "203.0.113.1") as one, connect(PROXY, "203.0.113.2") as two:
         assert json.loads(await one.recv())["type"] == "snapshot"
         assert json.loads(await two.recv())["type"] == "snapshot"
+
+
+def test_by_default_no_peer_is_believed_not_even_a_local_one() -> None:
+    """Unset, FORWARDED_ALLOW_IPS trusts nobody: a local program that writes the header (a
+    proxy not listed, or a client on the same machine) cannot claim other addresses."""
+    server = RedisServer().start()
+    try:
+        with ServiceProcess({
+            "REDIS_URL": server.url, "FORWARDED_ALLOW_IPS": "", "LOG_LEVEL": "info",
+            "AUTH_FAILURE_LIMIT": str(FAILURES_PER_MINUTE),
+        }) as svc, client(svc, "127.0.0.1") as c:
+            statuses = [guess(c, f"198.51.100.{i}") for i in range(10)]
+            assert statuses[0] == 404 and 429 in statuses, statuses
+            guess(c, "198.51.100.77", "local-forged")
+            assert logged_client(svc, "local-forged") == "127.0.0.1"
+    finally:
+        server.cleanup()

