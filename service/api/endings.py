@@ -47,17 +47,7 @@ def ends(record: Record, game: engine.Game) -> bool:
     return game.finished and not record.game.finished
 
 
-def rankable(record: Record, game: engine.Game) -> bool:
-    """A player's win that may enter a leaderboard: a preset, no hint, no chosen seed, not
-    a second go at a daily board, and no pause once the clock ran (a paused clock is time
-    to study a board its player has already seen)."""
-    return (
-        record.player_id is not None
-        and game.preset is not None
-        and not game.clicks.hints
-        and game.paused_ms == 0
-        and record.ranked
-    )
+rankable = views.ranked
 
 
 async def prepare(

@@ -88,6 +88,7 @@ async def start_game(
         player_id=owner.player_id if owner else None,
         player=owner.name if owner else None,
         daily=date,
+        ranked=owner is not None and ranked,
     )
     return wire.CreatedGame(game=view, token=token)
 

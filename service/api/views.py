@@ -40,6 +40,7 @@ def stats(game: engine.Game, now: int) -> wire.Stats:
         bbbv_done=done,
         bbbv_per_second=round(played / seconds, 3) if ended and seconds > 0 else None,
         efficiency=round(played / c.total, 3) if ended and c.total else None,
+        bbbv_given=game.bbbv_given,
     )
 
 
@@ -53,6 +54,7 @@ def game_view(
     daily: str | None = None,
     next_id: str | None = None,
     held: wire.Held | None = None,
+    ranked: bool = False,
 ) -> wire.GameView:
     return wire.GameView(
         id=game_id,
@@ -80,6 +82,21 @@ def game_view(
         elapsed_ms=game.elapsed_ms(now),
         server_time=timestamp(now),
         stats=stats(game, now),
+        ranked=ranked,
+    )
+
+
+def ranked(record: Record, game: engine.Game) -> bool:
+    """A player's win that may enter a leaderboard: a preset, no hint, no chosen seed, not
+    a second go at a daily board, and no pause once the clock ran (a paused clock is time
+    to study a board its player has already seen)."""
+    return (
+        record.player_id is not None
+        and game.preset is not None
+        and not game.clicks.hints
+        and game.paused_ms == 0
+        and (game.paused_at is None or game.started_at is None)
+        and record.ranked
     )
 
 
@@ -96,6 +113,7 @@ def record_view(game_id: str, record: Record, now: int) -> wire.GameView:
         game_id, record_game(record, now), now,
         player_id=record.player_id, player=record.player, daily=record.daily,
         next_id=record.next_id, held=_held.decode(record.held) if record.held else None,
+        ranked=ranked(record, record.game),
     )
 
 

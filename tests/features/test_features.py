@@ -354,6 +354,7 @@ def test_the_daily_leaderboard_ranks_first_goes_only(
 ) -> None:
     date = time.strftime("%Y-%m-%d", time.gmtime())
     game_id, auth, view = create(http, bot, daily="beginner")
+    assert view["ranked"] is True and view["stats"]["bbbv_given"] >= 1
     mines = stored_mines(redis_url, game_id)  # no player is shown them today
     every = [(x, y) for y in range(view["height"]) for x in range(view["width"])]
     safe = [c for c in every if c not in mines]
@@ -363,7 +364,8 @@ def test_the_daily_leaderboard_ranks_first_goes_only(
     assert entry["game_id"] is None
     assert bot.id not in [e["player_id"] for e in bots_board(http, "beginner")]
     # A second go is played on a board already seen: it counts, but is not ranked.
-    again_id, again_auth, _ = create(http, bot, daily="beginner")
+    again_id, again_auth, again_view = create(http, bot, daily="beginner")
+    assert again_view["ranked"] is False
     again = reveal_until_over(http, again_id, again_auth, safe)
     assert again["status"] == "won" and again["held"] is None
     ranked = [e for e in bots_board(http, "beginner", date=date) if e["player_id"] == bot.id]

@@ -115,13 +115,16 @@ def test_a_win_paused_on_its_clock_is_not_ranked(a: Api, b: Api) -> None:
     the clock starts costs nothing."""
     human = a.register()
     paused = a.create(owner=human, preset="beginner", no_guess=True)
+    assert paused.view["ranked"] is True
     early = b.client.post(f"/games/{paused.id}/pause", headers=paused.auth)
     assert early.status_code == 200 and early.json()["paused"] is True
     assert b.client.post(f"/games/{paused.id}/resume", headers=paused.auth).is_success
     first = next_cell(paused.view["board"], paused.view["mines"])
     a.reveal(paused, *first)
+    assert a.view(paused)["ranked"] is True  # a pause before the clock costs nothing
     for path in ("pause", "resume"):
         assert b.client.post(f"/games/{paused.id}/{path}", headers=paused.auth).is_success
+        assert a.view(paused)["ranked"] is False  # from the pause on, the view says so
     view = a.view(paused)
     assert play_out(a.client, paused.id, paused.token,
                     next_cell(view["board"], view["mines"]), HUMAN_PACE) == "won"
@@ -143,6 +146,7 @@ def test_a_win_paused_on_its_clock_is_not_ranked(a: Api, b: Api) -> None:
 def test_only_players_wins_are_ranked(a: Api) -> None:
     anonymous = no_guess_win(a, None, HUMAN_PACE)
     assert anonymous.view["player_id"] is None and a.view(anonymous)["held"] is None
+    assert anonymous.view["ranked"] is False
     assert anonymous.id not in board(a, no_guess="true")
     assert anonymous.id not in board(a, no_guess="true", bot="true")
 

@@ -255,6 +255,9 @@ class Stats(Struct):
     bbbv_done: int
     bbbv_per_second: float | None
     efficiency: float | None
+    # The 3BV a shared board's start opened for the player (a daily board's, a match's):
+    # in ``bbbv_done``, but not the player's, so left out of 3BV/s and efficiency.
+    bbbv_given: int = 0
 
 
 class Held(Struct):
@@ -294,6 +297,10 @@ class GameView(Struct):
     elapsed_ms: int
     server_time: Timestamp
     stats: Stats
+    # Whether a win of this game goes on a leaderboard (unless ``held``): a player's game
+    # of a preset, no chosen seed, no hint, no pause on its clock, and on a daily board
+    # the player's first game of the day.
+    ranked: bool = False
 
 
 class CreatedGame(Struct):
