@@ -29,6 +29,30 @@ export function statRows(g, { time = null, timeTerm = "Time" } = {}) {
   ];
 }
 
+// Why a player's game that is not assisted and not held is still not ranked, in words.
+const UNRANKED = {
+  paused: "Paused, so this game is not ranked.",
+  daily: (whose) => `Not ranked: only ${whose} first game of today's board is.`,
+  seed: "A chosen seed's board can be known beforehand, so it is not ranked.",
+  dailyOrPaused: (whose) => `Not ranked: paused on its clock, or not ${whose} first game of today's board.`,
+  seedOrPaused: "Not ranked: paused on its clock, or its seed was chosen.",
+};
+
+/**
+ * Why game `g`, a player's preset game the service says is not ranked (`ranked` false),
+ * is not, when no hint did it: null when it is ranked, not a player's preset game, or
+ * assisted (the hints say why). Before its clock ran only its board could unrank it (a
+ * daily board played before, a chosen seed); after, a pause on its clock.
+ */
+export function unrankedWhy(g, { mine = true } = {}) {
+  const whose = mine ? "your" : "the player's";
+  if (g.ranked !== false || !g.playerId || !g.preset) return null;
+  if (g.stats && g.stats.assisted) return null;
+  if (g.rankedAtStart === false) return g.daily ? UNRANKED.daily(whose) : UNRANKED.seed;
+  if (g.rankedAtStart === true || g.pausedOnClock) return UNRANKED.paused;
+  return g.daily ? UNRANKED.dailyOrPaused(whose) : UNRANKED.seedOrPaused;
+}
+
 export class ResultPanel {
   /**
    * `root`: the panel. `api` for the leaderboard and the final view, `leaderboards` to
@@ -94,7 +118,7 @@ export class ResultPanel {
   async lookUpRank(entry, attempt = 0) {
     const g = entry.c.game;
     // Only a player's unassisted win that no rule held back is on a leaderboard.
-    if (g.status !== "won" || !g.preset || !g.playerId || g.held || (g.stats && g.stats.assisted)) return;
+    if (g.status !== "won" || !g.preset || !g.playerId || g.held || g.ranked === false || (g.stats && g.stats.assisted)) return;
     let entries;
     try {
       ({ entries } = await this.api.leaderboard(g.preset, { noGuess: g.noGuess, date: g.daily, limit: 100 }));
@@ -186,6 +210,8 @@ export class ResultPanel {
       parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
     } else if (g.held) {
       parts.push(`Not on the people's leaderboard: ${g.held.detail}.`);
+    } else if (g.status === "won" && !c.match && unrankedWhy(g, { mine: c.mode === "play" })) {
+      parts.push(unrankedWhy(g, { mine: c.mode === "play" }));
     } else if (rank != null) {
       const where = g.daily ? `today's daily ${g.preset}` : `the ${g.preset}`;
       parts.push(`Ranked #${rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard. `,
