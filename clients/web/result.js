@@ -20,13 +20,29 @@ export function boardName(g) {
 export function statRows(g, { time = null, timeTerm = "Time" } = {}) {
   const won = g.status === "won";
   const s = g.stats || {};
+  // A shared board's start (a daily board's, a match's) opened some 3BV for the player:
+  // 3BV/s and efficiency leave it out, so the 3BV shown is the player's own too (the
+  // note under the stats names the start's, see `givenWords`).
+  const given = givenBbbv(g);
   return [
     [timeTerm, time ?? formatTime(g.elapsedMs), "time"],
-    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv) : `${s.bbbv_done} of ${s.bbbv}`, "bbbv"],
+    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv - given) : `${Math.max(0, s.bbbv_done - given)} of ${s.bbbv - given}`, "bbbv"],
     ["3BV/s", s.bbbv_per_second == null ? "—" : s.bbbv_per_second.toFixed(2), "bbbv-per-second"],
     ["Clicks", s.clicks ? String(s.clicks.total) : "—", "clicks"],
     ["Efficiency", s.efficiency == null ? "—" : `${Math.round(s.efficiency * 100)}%`, "efficiency"],
   ];
+}
+
+/** The 3BV a shared board's start opened for the player (0 when none). */
+function givenBbbv(g) {
+  const s = g.stats || {};
+  return s.bbbv == null ? 0 : Math.min(s.bbbv_given || 0, s.bbbv);
+}
+
+/** What the stats leave out of the 3BV: what the start opened, in words; null when none. */
+export function givenWords(g) {
+  const given = givenBbbv(g);
+  return given ? `Not counted here: the ${given} 3BV the start opened for you.` : null;
 }
 
 // Why a player's game that is not assisted and not held is still not ranked, in words.
@@ -205,7 +221,9 @@ export class ResultPanel {
     });
     // Today's board is everybody's still: the service shows its other mines tomorrow.
     const hidden = g.status === "lost" && g.daily && !c.match && !g.cells.includes(42); // 42: "*"
-    if (hidden) parts.push("Today's board is everybody's: its other mines show once the day is over (UTC).");
+    if (hidden) parts.push("Today's board is everybody's: its other mines show once the day is over (UTC). ");
+    const given = givenWords(g);
+    if (given) parts.push(`${given} `);
     if (s.assisted) {
       parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
     } else if (g.held) {

@@ -9,7 +9,7 @@ import { outlives, readableReason } from "../../../clients/web/hints.js";
 import { howToPlay, moveWords } from "../../../clients/web/moves.js";
 import { dailySettings, levelSettings, newGameWords, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
 import { pauseTitle } from "../../../clients/web/pause.js";
-import { boardName, statRows, unrankedWhy } from "../../../clients/web/result.js";
+import { boardName, givenWords, statRows, unrankedWhy } from "../../../clients/web/result.js";
 import { DEFAULT_PREFS } from "../../../clients/web/storage.js";
 import { diff, view } from "./fakes.js";
 
@@ -107,6 +107,26 @@ describe("the result", () => {
     const g = new Game(view({ status: "won", version: 3, elapsed_ms: 24_149, stats: { bbbv: 10, bbbv_done: 10 } }));
     const [term, value] = statRows(g, { time: "29.149 s", timeTerm: "Time with penalties" })[0];
     assert.equal(`${term}: ${value}`, "Time with penalties: 29.149 s");
+  });
+});
+
+describe("the result of a shared board's game", () => {
+  it("counts the player's own 3BV, as 3BV/s and efficiency do, and names the start's apart", () => {
+    const lost = new Game(view({
+      status: "lost", version: 3, daily: "2026-11-24", preset: "beginner",
+      stats: { bbbv: 12, bbbv_done: 1, bbbv_given: 1, bbbv_per_second: 0, efficiency: 0, clicks: { total: 1 } },
+    }));
+    assert.equal(statRows(lost)[1][1], "0 of 11");
+    assert.equal(givenWords(lost), "Not counted here: the 1 3BV the start opened for you.");
+    const won = new Game(view({
+      status: "won", version: 9, daily: "2026-11-24", preset: "beginner",
+      stats: { bbbv: 12, bbbv_done: 12, bbbv_given: 1, bbbv_per_second: 1.1, efficiency: 1, clicks: { total: 11 } },
+    }));
+    assert.equal(statRows(won)[1][1], "11");
+    // A board whose start gave nothing reads as before.
+    const plain = new Game(view({ status: "won", version: 9, stats: { bbbv: 12, bbbv_done: 12, bbbv_given: 0 } }));
+    assert.equal(statRows(plain)[1][1], "12");
+    assert.equal(givenWords(plain), null);
   });
 });
 
