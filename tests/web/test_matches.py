@@ -939,7 +939,8 @@ def test_a_race_tells_each_seat_its_place_and_its_time_with_penalties(
             # Cleared, and the race goes on: not a win yet.
             status = m.page.locator("#match-status")
             expect(status).to_have_text(re.compile(
-                r"^Cleared in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s, waiting for the others\.$"
+                r"^Cleared in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s, waiting for "
+                + re.escape(third.name) + r"\.$"
             ))
             in_window(m, status)
             title = m.page.locator("#result-title")
