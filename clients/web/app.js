@@ -303,7 +303,7 @@ async function startDaily(preset) {
   if (!shown || !c || !c.game.daily || c.game.preset !== preset) return;
   const plays = ((await played)[preset] || []).filter((play) => play.id !== c.id);
   const note = playedNote(plays);
-  if (note && c === screen.current) notices.toast(note, { about: c.id, timeout: 20000, key: "daily-played" });
+  if (note && c === screen.current && !c.game.finished) notices.toast(note, { about: c.id, timeout: 20000, key: "daily-played", untilEnd: true });
 }
 
 /** A player's profile; "Back" returns to what was on screen. */

@@ -78,6 +78,11 @@ export class Cells {
 export class Game extends Cells {
   endedByMatch = false;
   haltedMs = null;
+  rankedAtStart = null;
+  // The game was paused while its clock ran (seen here: a view cannot tell after the
+  // resume); `unrankedByPause`: that pause took a win that could be ranked off the boards.
+  pausedOnClock = false;
+  unrankedByPause = false;
 
   constructor(view) {
     super(view.width, view.height);
@@ -106,6 +111,14 @@ export class Game extends Cells {
     this.playerId = view.player_id ?? null;
     // Why a win stays off the people's leaderboards, as the service judged it.
     this.held = view.held ?? null;
+    // Whether a win would go on a leaderboard (a player's preset game, no chosen seed, no
+    // hint, no pause on its clock, a daily board's first game of the day); null: not said.
+    this.ranked = view.ranked ?? null;
+    // What the view said before the clock ran: only the board's own rules (a chosen seed,
+    // a daily board played before) unrank a game then.
+    if (view.started_at == null && view.ranked != null) this.rankedAtStart = view.ranked;
+    // A paused view of a running clock: the pause was on its clock.
+    if (view.paused && view.started_at != null && !FINISHED.has(view.status)) this.pausedOnClock = true;
     this.daily = view.daily ?? null;
     this.createdAt = parseTime(view.created_at);
     this.startedAt = parseTime(view.started_at);
@@ -171,6 +184,15 @@ export class Game extends Cells {
     this.elapsedMs = diff.elapsed_ms;
     this.timeRef = { elapsed: diff.elapsed_ms, at: parseTime(diff.move.at) };
     // A pause or a resume changes no cell: the page hides the board while `paused`.
+    if (diff.paused && !this.paused && this.startedAt != null && !this.finished) {
+      // Diffs do not carry `ranked`: a pause on the clock unranks the game, as the
+      // service's views say from then on.
+      this.pausedOnClock = true;
+      if (this.ranked) {
+        this.ranked = false;
+        this.unrankedByPause = true;
+      }
+    }
     this.paused = diff.paused;
     if (diff.stats) this.stats = diff.stats;
     return changed.subarray(0, n);

@@ -216,7 +216,8 @@ export function endWords(view, playerId, game) {
   const who = seat.player.name;
   if (game.status === "won") {
     if (!place) {
-      const waiting = othersPlaying(view, i) ? " Waiting for the others to finish." : "";
+      const whom = waitingFor(view, i);
+      const waiting = whom ? ` Waiting for ${whom} to finish.` : "";
       return words(true, you ? "Cleared!" : `${who} cleared the board`, `Cleared ${board} in ${time}.${waiting}`);
     }
     if (seat.place === 1 && !tied) return words(true, you ? "You won!" : `${who} won!`, `Cleared ${board} in ${time}: 1st place.`);
@@ -232,7 +233,7 @@ export function endWords(view, playerId, game) {
   }
   const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
   return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)} with ${done}${after}.`
-    : `Game over after ${formatTime(game.elapsedMs)}.${othersPlaying(view, i) ? " Waiting for the others to finish." : ""}`);
+    : `Game over after ${formatTime(game.elapsedMs)}.${waitingFor(view, i) ? ` Waiting for ${waitingFor(view, i)} to finish.` : ""}`);
 }
 
 /**
@@ -260,7 +261,17 @@ export function replayOutcome(view, seat) {
 
 /** Whether a seat other than seat `i` still plays: the last one to finish waits for nobody. */
 export function othersPlaying(view, i) {
-  return view.seats.some((s, j) => j !== i && (s.status === "playing" || s.status === "waiting"));
+  return waitingFor(view, i) != null;
+}
+
+/**
+ * Whom seat `i` waits for: the one other seat still playing, by name ("the other player"
+ * without one), "the others" for two or more, or null when nobody plays on.
+ */
+export function waitingFor(view, i) {
+  const on = view.seats.filter((s, j) => j !== i && (s.status === "playing" || s.status === "waiting"));
+  if (on.length === 0) return null;
+  return on.length === 1 ? on[0].player?.name || "the other player" : "the others";
 }
 
 /** What the room's status says during play, to `playerId` (seated or not). */
@@ -269,14 +280,14 @@ export function playingWords(view, playerId) {
   const i = seatOf(view, playerId);
   if (i < 0) return coop ? "The team is playing; you are watching." : "The race is on; the boards are shown at the end.";
   const seat = view.seats[i];
-  const waiting = othersPlaying(view, i);
+  const waiting = waitingFor(view, i);
   switch (seat.status) {
     case "won": {
       const cleared = seat.time_ms != null ? `Cleared in ${penaltyTime(seat.time_ms, seat.penalties)}` : "Cleared";
-      return waiting ? `${cleared}, waiting for the others.` : `${cleared}.`;
+      return waiting ? `${cleared}, waiting for ${waiting}.` : `${cleared}.`;
     }
     case "lost":
-      return `You hit a mine: your race is over.${waiting ? " Waiting for the others." : ""}`;
+      return `You hit a mine: your race is over.${waiting ? ` Waiting for ${waiting}.` : ""}`;
     case "resigned":
       return coop
         ? "You resigned: the team plays on without you."

@@ -10,6 +10,21 @@ const TEXT = {
   watch: "The player has paused this game: the clock is stopped and the board hidden.",
 };
 
+// What a pause does to the leaderboards, said where it is true: for a game whose win could
+// be ranked, and for one a pause has just taken off them.
+const UNRANKS = "a game paused once its clock runs is not ranked";
+
+/**
+ * The Pause button's tooltip for game `g` (`covered`: it shows Resume): a game that could
+ * be ranked is told a pause unranks it; one a pause unranked is told that is why.
+ */
+export function pauseTitle(g, covered) {
+  const why = g.ranked ? `; ${UNRANKS}` : g.unrankedByPause ? "; paused on its clock, this game is no longer ranked" : "";
+  return covered
+    ? `Resume (P): show the board and start the clock again${why}`
+    : `Pause (P): stop the clock and hide the board${why}`;
+}
+
 export class Pause {
   /** `screen`: the game on screen; `board`: the grid to cover. */
   constructor({ screen, api, board, notices }) {
@@ -33,6 +48,7 @@ export class Pause {
     this.pausing = null; // the game whose pause or resume is under way
     this.next = null; // { c, action }: asked for while that was under way
     this.focusBack = false;
+    this.toldUnranked = new WeakSet(); // the games told a pause unranked them
     this.els.button.addEventListener("click", () => this.toggle());
     this.els.resume.addEventListener("click", () => this.toggle());
   }
@@ -89,6 +105,12 @@ export class Pause {
       this.render(c);
       if (this.focusBack && playing) this.els.resume.focus();
       this.notices.announce(playing ? "Game paused: the clock is stopped. Press P to resume." : "The player paused the game.");
+      // The pause took a win that could be ranked off the leaderboards: said once, as it
+      // happens (a pause before the clock runs costs nothing, and is not one).
+      if (playing && c.game.unrankedByPause && !this.toldUnranked.has(c)) {
+        this.toldUnranked.add(c);
+        this.notices.toast("Paused on its clock, this game is no longer ranked.", { about: c.id, timeout: 10000 });
+      }
     } else {
       // Resume, now hidden, had the focus: it is dropped as the cover goes.
       const back = this.focusBack || (playing && this.screen.visible && (lost || focused === this.els.resume));
@@ -123,9 +145,8 @@ export class Pause {
     if (e.label.textContent !== label) {
       e.label.textContent = label;
       e.icon.innerHTML = covered ? playIcon : pauseIcon;
-      e.button.title = covered
-        ? "Resume (P): show the board and start the clock again"
-        : "Pause (P): stop the clock and hide the board";
     }
+    const title = pauseTitle(g, covered);
+    if (e.button.title !== title) e.button.title = title;
   }
 }

@@ -54,6 +54,15 @@ export function totals(stats) {
 }
 
 /**
+ * The summary of what the stats count, said as what it is: the preset boards' games only
+ * (a custom board's game is in the recent games, not in these stats).
+ */
+export function totalsWords(stats) {
+  const { played, won } = totals(stats);
+  return `${plural(played, "game")} finished on the standard boards, ${won} won`;
+}
+
+/**
  * One line of the recent list, for a game or a match of the player's: a game opens its
  * replay, a match its page (the result table, with every seat's replay).
  */
@@ -214,8 +223,7 @@ export class ProfilePage {
     if (view.bot) badges.push(el("span", { className: "badge bot" }, "Bot"));
     e.badges.replaceChildren(...badges);
     const since = new Date(Date.parse(view.created_at)).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
-    const { played, won } = totals(view.stats);
-    e.sub.textContent = `Playing since ${since} · ${plural(played, "game")} finished, ${won} won`;
+    e.sub.textContent = `Playing since ${since} · ${totalsWords(view.stats)}`;
     e.form.hidden = !mine;
     if (mine && document.activeElement !== e.name) e.name.value = view.name;
     e.rows.replaceChildren(

@@ -20,13 +20,53 @@ export function boardName(g) {
 export function statRows(g, { time = null, timeTerm = "Time" } = {}) {
   const won = g.status === "won";
   const s = g.stats || {};
+  // A shared board's start (a daily board's, a match's) opened some 3BV for the player:
+  // 3BV/s and efficiency leave it out, so the 3BV shown is the player's own too (the
+  // note under the stats names the start's, see `givenWords`).
+  const given = givenBbbv(g);
   return [
     [timeTerm, time ?? formatTime(g.elapsedMs), "time"],
-    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv) : `${s.bbbv_done} of ${s.bbbv}`, "bbbv"],
+    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv - given) : `${Math.max(0, s.bbbv_done - given)} of ${s.bbbv - given}`, "bbbv"],
     ["3BV/s", s.bbbv_per_second == null ? "—" : s.bbbv_per_second.toFixed(2), "bbbv-per-second"],
     ["Clicks", s.clicks ? String(s.clicks.total) : "—", "clicks"],
     ["Efficiency", s.efficiency == null ? "—" : `${Math.round(s.efficiency * 100)}%`, "efficiency"],
   ];
+}
+
+/** The 3BV a shared board's start opened for the player (0 when none). */
+function givenBbbv(g) {
+  const s = g.stats || {};
+  return s.bbbv == null ? 0 : Math.min(s.bbbv_given || 0, s.bbbv);
+}
+
+/** What the stats leave out of the 3BV: what the start opened, in words; null when none. */
+export function givenWords(g) {
+  const given = givenBbbv(g);
+  return given ? `Not counted here: the ${given} 3BV the start opened for you.` : null;
+}
+
+// Why a player's game that is not assisted and not held is still not ranked, in words.
+const UNRANKED = {
+  paused: "Paused, so this game is not ranked.",
+  daily: (whose) => `Not ranked: only ${whose} first game of today's board is.`,
+  seed: "A chosen seed's board can be known beforehand, so it is not ranked.",
+  dailyOrPaused: (whose) => `Not ranked: paused on its clock, or not ${whose} first game of today's board.`,
+  seedOrPaused: "Not ranked: paused on its clock, or its seed was chosen.",
+};
+
+/**
+ * Why game `g`, a player's preset game the service says is not ranked (`ranked` false),
+ * is not, when no hint did it: null when it is ranked, not a player's preset game, or
+ * assisted (the hints say why). Before its clock ran only its board could unrank it (a
+ * daily board played before, a chosen seed); after, a pause on its clock.
+ */
+export function unrankedWhy(g, { mine = true } = {}) {
+  const whose = mine ? "your" : "the player's";
+  if (g.ranked !== false || !g.playerId || !g.preset) return null;
+  if (g.stats && g.stats.assisted) return null;
+  if (g.rankedAtStart === false) return g.daily ? UNRANKED.daily(whose) : UNRANKED.seed;
+  if (g.rankedAtStart === true || g.pausedOnClock) return UNRANKED.paused;
+  return g.daily ? UNRANKED.dailyOrPaused(whose) : UNRANKED.seedOrPaused;
 }
 
 export class ResultPanel {
@@ -94,7 +134,7 @@ export class ResultPanel {
   async lookUpRank(entry, attempt = 0) {
     const g = entry.c.game;
     // Only a player's unassisted win that no rule held back is on a leaderboard.
-    if (g.status !== "won" || !g.preset || !g.playerId || g.held || (g.stats && g.stats.assisted)) return;
+    if (g.status !== "won" || !g.preset || !g.playerId || g.held || g.ranked === false || (g.stats && g.stats.assisted)) return;
     let entries;
     try {
       ({ entries } = await this.api.leaderboard(g.preset, { noGuess: g.noGuess, date: g.daily, limit: 100 }));
@@ -181,11 +221,15 @@ export class ResultPanel {
     });
     // Today's board is everybody's still: the service shows its other mines tomorrow.
     const hidden = g.status === "lost" && g.daily && !c.match && !g.cells.includes(42); // 42: "*"
-    if (hidden) parts.push("Today's board is everybody's: its other mines show once the day is over (UTC).");
+    if (hidden) parts.push("Today's board is everybody's: its other mines show once the day is over (UTC). ");
+    const given = givenWords(g);
+    if (given) parts.push(`${given} `);
     if (s.assisted) {
       parts.push(`Assisted: ${plural(s.hints, "hint")} used, so this game is not ranked.`);
     } else if (g.held) {
       parts.push(`Not on the people's leaderboard: ${g.held.detail}.`);
+    } else if (g.status === "won" && !c.match && unrankedWhy(g, { mine: c.mode === "play" })) {
+      parts.push(unrankedWhy(g, { mine: c.mode === "play" }));
     } else if (rank != null) {
       const where = g.daily ? `today's daily ${g.preset}` : `the ${g.preset}`;
       parts.push(`Ranked #${rank} on ${where}${g.noGuess ? " no-guess" : ""} leaderboard. `,

@@ -371,8 +371,11 @@ export class Screen {
     if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
     this.room = room;
     // A finished game is only looked at: smaller cells may show all of it beside the result
-    // (a match's board keeps its size: the match's own result is above it).
-    const least = c.game.finished && !c.match ? MIN_END_CELL : undefined;
+    // (a match's board too while its match goes on: a seat that cleared sees its whole
+    // board while it waits; once the match is over its board keeps its size, the match's
+    // own result above it).
+    const waiting = c.match && document.body.dataset.match === "playing";
+    const least = c.game.finished && (!c.match || waiting) ? MIN_END_CELL : undefined;
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
   }
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from datetime import datetime
 from typing import Any
 
 from service.engine import solver
+from tests.support.play import stored_mines
 from tests.support.solve import next_cell
 from tests.web.support import Api, Cell, mine_layout, require_chromium
 
@@ -407,3 +409,59 @@ def test_escape_takes_a_hint_away_and_each_notice_is_said_by_one_region(
     )
     assert nested == 0
 
+
+
+def _page_token(ms: Minesweeper) -> str:
+    """The token the page keeps for the game on screen."""
+    kept = ms.page.evaluate(f"localStorage.getItem('minesweeper.token.{ms.game_id}')")
+    token: str = json.loads(kept)["token"]
+    return token
+
+
+def test_a_pause_says_it_unranks_a_rankable_game_and_its_win_says_why(
+    api: Api, ms: Minesweeper, redis_url: str
+) -> None:
+    ms.goto()  # the player's own beginner game: a win of it could be ranked
+    gid = ms.game_id
+    assert api.get(gid)["ranked"] is True
+    pause = ms.page.locator("#pause")
+    note = "a game paused once its clock runs is not ranked"
+    expect(pause).to_have_attribute("title", re.compile(note))
+    ms.cell(*FIRST).click()  # the first click is safe; the mines are placed then
+    ms.expect_opened(*FIRST)
+    mines = stored_mines(redis_url, gid)
+
+    pause.click()
+    expect(ms.page.locator("#paused")).to_be_visible()
+    # Told once, where notices show, that the game is now off the leaderboards.
+    told = ms.page.locator(".toast", has_text="this game is no longer ranked")
+    expect(told).to_be_visible()
+    expect(pause).to_have_attribute("title", re.compile("this game is no longer ranked"))
+    ms.page.get_by_role("button", name="Resume (P)").click()
+    expect(ms.page.locator("#paused")).to_be_hidden()
+    # After the pause and the resume the tooltip still says why.
+    expect(pause).to_have_text("Pause")
+    expect(pause).to_have_attribute("title", re.compile("this game is no longer ranked"))
+    assert api.get(gid)["ranked"] is False
+
+    token = _page_token(ms)
+    for x, y in safe_hidden(ms, mines):
+        if ms.state(x, y) == "#":
+            api.move(gid, token, "reveal", x, y)
+    result = ms.page.locator("#result")
+    expect(result).to_contain_text("You won!")
+    expect(ms.page.locator("#result-note")).to_have_text("Paused, so this game is not ranked.")
+
+
+def test_a_custom_games_pause_says_nothing_of_ranks(api: Api, ms: Minesweeper) -> None:
+    game, token = api.create(width=9, height=9, mines=10, seed=8)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).click()
+    ms.expect_opened(*FIRST)
+    pause = ms.page.locator("#pause")
+    expect(pause).to_have_attribute("title", "Pause (P): stop the clock and hide the board")
+    pause.click()
+    expect(ms.page.locator("#paused")).to_be_visible()
+    expect(pause).to_have_attribute(
+        "title", "Resume (P): show the board and start the clock again"
+    )

@@ -263,6 +263,28 @@ def test_a_daily_board_played_today_says_so_before_another_go(
     assert not overlap(box(notice), box(ms.page.locator(".controls")))
 
 
+def test_a_second_daily_win_says_why_it_is_not_ranked(
+    api: Api, ms: Minesweeper, redis_url: str
+) -> None:
+    ms.goto()
+    mines = daily_mines(api, redis_url, "beginner")
+    open_daily(ms, "beginner")
+    win_like_a_person(api, ms, mines)
+    expect(ms.page.locator("#result-note")).to_contain_text("Ranked #")
+
+    ms.page.get_by_role("button", name="Daily").click()
+    ms.page.locator('#daily-menu [data-daily="beginner"]').click()
+    notice = ms.page.locator(".toast", has_text="You played this board today")
+    expect(notice).to_be_visible()
+    win_like_a_person(api, ms, mines)
+    expect(ms.page.locator("#result")).to_contain_text("You won!")
+    note = ms.page.locator("#result-note")
+    expect(note).to_contain_text("Not ranked: only your first game of today's board is.")
+    expect_in_view(note)
+    # The notice said how the board went before this game: it goes as this one ends.
+    expect(notice).to_have_count(0)
+
+
 # ---- 2. nothing moves the board during play ------------------------------------------------
 
 

@@ -939,7 +939,8 @@ def test_a_race_tells_each_seat_its_place_and_its_time_with_penalties(
             # Cleared, and the race goes on: not a win yet.
             status = m.page.locator("#match-status")
             expect(status).to_have_text(re.compile(
-                r"^Cleared in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s, waiting for the others\.$"
+                r"^Cleared in \d+\.\d{3} s \+ 5 s penalty = \d+\.\d{3} s, waiting for "
+                + re.escape(third.name) + r"\.$"
             ))
             in_window(m, status)
             title = m.page.locator("#result-title")
@@ -1363,3 +1364,35 @@ def test_a_room_just_made_has_the_keyboard_focus(context: BrowserContext, new_ms
     expect(status).to_have_text("1 of 2 seats taken. Share the link; start once somebody joins.")
     expect(status).to_be_focused()
     in_view(status)
+
+
+def test_a_phones_race_shows_the_whole_board_beside_cleared(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """On a phone held upright, an intermediate race: the page's seat clears while the
+    rival still plays. Like a solo game's result, its panel comes with smaller cells that
+    show all of the board with it, its first and last rows in the window."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Still-"), Rival(http, "Done-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="intermediate")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            me.clear(match["id"])  # the page's own seat, cleared with its player's token
+            expect(m.page.locator("#frame")).to_have_attribute("data-status", "won")
+            title = m.page.locator("#result-title")
+            expect(title).to_have_text("Cleared!")
+            m.page.wait_for_timeout(500)  # the board fitted again has settled
+            ARTIFACTS.mkdir(exist_ok=True)
+            m.page.screenshot(path=str(ARTIFACTS / "match-race-phone-waiting.png"))
+            window = window_of(m)
+            for locator in (title, m.cell(0, 0), m.cell(15, 15)):
+                b = locator.bounding_box()
+                assert b and inside(b, window), (locator, b)
+    finally:
+        ctx.close()

@@ -361,9 +361,18 @@ describe("a match's words", () => {
     ] });
     const waiting = endWords(racing, "p2", game("won"));
     assert.equal(waiting.title, "Cleared!");
-    assert.equal(waiting.sub, "Cleared the beginner board in 24.149 s + 5 s penalty = 29.149 s. Waiting for the others to finish.");
+    // One seat still plays: it is named.
+    assert.equal(waiting.sub, "Cleared the beginner board in 24.149 s + 5 s penalty = 29.149 s. Waiting for Cy to finish.");
     assert.deepEqual([waiting.timeTerm, waiting.time], ["Time with penalties", "29.149 s"]);
-    assert.equal(playingWords(racing, "p2"), "Cleared in 24.149 s + 5 s penalty = 29.149 s, waiting for the others.");
+    assert.equal(playingWords(racing, "p2"), "Cleared in 24.149 s + 5 s penalty = 29.149 s, waiting for Cy.");
+    // Two or more still play: "the others".
+    const two = match({ status: "playing", seats: [
+      seat("p1", "Ann", { status: "playing" }),
+      seat("p2", "Bob", { status: "won", time_ms: 20_000, game_id: A }),
+      seat("p3", "Cy", { status: "playing" }),
+    ] });
+    assert.equal(playingWords(two, "p2"), "Cleared in 20.000 s, waiting for the others.");
+    assert.match(endWords(two, "p2", game("won")).sub, /Waiting for the others to finish\.$/);
     assert.equal(playingWords(racing, "p3"), "Go! Clear your board first.");
     assert.equal(playingWords(racing, "p9"), "The race is on; the boards are shown at the end.");
 

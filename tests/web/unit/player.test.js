@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 
 import { ApiError } from "../../../clients/web/api.js";
 import { Me, nameProblem, renameMessage } from "../../../clients/web/player.js";
-import { recentWords, statRows, totals } from "../../../clients/web/profile.js";
+import { recentWords, statRows, totals, totalsWords } from "../../../clients/web/profile.js";
 
 const board = (change = {}) => ({
   played: 0, won: 0, best_ms: null, best_bbbv_per_s: null, streak: 0, best_streak: 0, ...change,
@@ -135,6 +135,8 @@ describe("the profile", () => {
     assert.equal(rows[0].best, "—");
     assert.equal(rows[0].rate, "—");
     assert.deepEqual(totals(stats({ classic: board({ played: 4, won: 1 }), no_guess: board({ played: 3, won: 2 }) })), { played: 7, won: 3 });
+    // The stats count the standard boards' games only: the summary says so.
+    assert.equal(totalsWords(stats({ classic: board({ played: 1, won: 0 }) })), "1 game finished on the standard boards, 0 won");
   });
 
   it("says what each recent game was, and which have a replay", () => {

@@ -8,7 +8,8 @@ import { Game } from "../../../clients/web/game.js";
 import { outlives, readableReason } from "../../../clients/web/hints.js";
 import { howToPlay, moveWords } from "../../../clients/web/moves.js";
 import { dailySettings, levelSettings, newGameWords, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
-import { boardName, statRows } from "../../../clients/web/result.js";
+import { pauseTitle } from "../../../clients/web/pause.js";
+import { boardName, givenWords, statRows, unrankedWhy } from "../../../clients/web/result.js";
 import { DEFAULT_PREFS } from "../../../clients/web/storage.js";
 import { diff, view } from "./fakes.js";
 
@@ -106,5 +107,79 @@ describe("the result", () => {
     const g = new Game(view({ status: "won", version: 3, elapsed_ms: 24_149, stats: { bbbv: 10, bbbv_done: 10 } }));
     const [term, value] = statRows(g, { time: "29.149 s", timeTerm: "Time with penalties" })[0];
     assert.equal(`${term}: ${value}`, "Time with penalties: 29.149 s");
+  });
+});
+
+describe("the result of a shared board's game", () => {
+  it("counts the player's own 3BV, as 3BV/s and efficiency do, and names the start's apart", () => {
+    const lost = new Game(view({
+      status: "lost", version: 3, daily: "2026-11-24", preset: "beginner",
+      stats: { bbbv: 12, bbbv_done: 1, bbbv_given: 1, bbbv_per_second: 0, efficiency: 0, clicks: { total: 1 } },
+    }));
+    assert.equal(statRows(lost)[1][1], "0 of 11");
+    assert.equal(givenWords(lost), "Not counted here: the 1 3BV the start opened for you.");
+    const won = new Game(view({
+      status: "won", version: 9, daily: "2026-11-24", preset: "beginner",
+      stats: { bbbv: 12, bbbv_done: 12, bbbv_given: 1, bbbv_per_second: 1.1, efficiency: 1, clicks: { total: 11 } },
+    }));
+    assert.equal(statRows(won)[1][1], "11");
+    // A board whose start gave nothing reads as before.
+    const plain = new Game(view({ status: "won", version: 9, stats: { bbbv: 12, bbbv_done: 12, bbbv_given: 0 } }));
+    assert.equal(statRows(plain)[1][1], "12");
+    assert.equal(givenWords(plain), null);
+  });
+});
+
+describe("why a win is not ranked", () => {
+  const player = { player_id: "p1", player: "Ada", preset: "beginner" };
+  const won = { status: "won", version: 9, started_at: "2026-11-24T00:00:00Z", stats: { bbbv: 5, bbbv_done: 5 } };
+
+  it("says a daily board's second game, or a chosen seed, as its start view did", () => {
+    const daily = new Game(view({ ...player, daily: "2026-11-24", ranked: false }));
+    daily.load(view({ ...player, ...won, daily: "2026-11-24", ranked: false }));
+    assert.equal(unrankedWhy(daily), "Not ranked: only your first game of today's board is.");
+    const seeded = new Game(view({ ...player, ranked: false }));
+    seeded.load(view({ ...player, ...won, ranked: false }));
+    assert.equal(unrankedWhy(seeded), "A chosen seed's board can be known beforehand, so it is not ranked.");
+  });
+
+  it("says a pause on the clock took it off, which only a diff tells", () => {
+    const g = new Game(view({ ...player, ranked: true }));
+    g.apply(diff(1, [[0, 0, "1"]], { action: "reveal" }));
+    assert.equal(g.ranked, true);
+    g.apply(diff(2, [], { action: "pause", paused: true }));
+    assert.equal(g.ranked, false);
+    assert.equal(g.unrankedByPause, true);
+    g.load(view({ ...player, ...won, ranked: false }));
+    assert.equal(unrankedWhy(g), "Paused, so this game is not ranked.");
+  });
+
+  it("says nothing for a ranked, assisted, anonymous or custom game", () => {
+    assert.equal(unrankedWhy(new Game(view({ ...player, ...won, ranked: true }))), null);
+    assert.equal(unrankedWhy(new Game(view({ ...player, ...won, ranked: false, stats: { assisted: true, hints: 1 } }))), null);
+    assert.equal(unrankedWhy(new Game(view({ ...won, preset: "beginner", ranked: false }))), null);
+    assert.equal(unrankedWhy(new Game(view({ ...player, ...won, preset: null, ranked: false }))), null);
+  });
+});
+
+describe("the Pause button's tooltip", () => {
+  it("says a pause unranks a game only where the game could be ranked", () => {
+    const ranked = new Game(view({ player_id: "p1", preset: "beginner", ranked: true }));
+    assert.match(pauseTitle(ranked, false), /a game paused once its clock runs is not ranked$/);
+    const custom = new Game(view({ player_id: "p1", ranked: false }));
+    assert.equal(pauseTitle(custom, false), "Pause (P): stop the clock and hide the board");
+    assert.equal(pauseTitle(custom, true), "Resume (P): show the board and start the clock again");
+  });
+
+  it("keeps saying it after a pause and a resume", () => {
+    const g = new Game(view({ player_id: "p1", preset: "beginner", ranked: true }));
+    g.apply(diff(1, [[0, 0, "1"]], { action: "reveal" }));
+    g.apply(diff(2, [], { action: "pause", paused: true }));
+    assert.equal(pauseTitle(g, true),
+      "Resume (P): show the board and start the clock again; paused on its clock, this game is no longer ranked");
+    g.apply(diff(3, [], { action: "resume", paused: false, at: 2000 }));
+    assert.equal(g.ranked, false);
+    assert.equal(pauseTitle(g, false),
+      "Pause (P): stop the clock and hide the board; paused on its clock, this game is no longer ranked");
   });
 });
