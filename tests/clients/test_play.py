@@ -347,3 +347,17 @@ def test_a_move_that_times_out_says_why(
         t.quit()
     finally:
         svc.stop()
+
+
+def test_quit_line_shows_the_time_of_the_clock(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str]
+) -> None:
+    """The line left on the normal screen tells the game's time when q was pressed, as
+    the screen's clock counted it, not the time of the last move."""
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "410")
+    t.expect(GAME_ID)
+    t.send(" ")
+    t.expect("playing")
+    t.expect("time 2   playing")
+    took = re.search(r"playing  mines left 10  time ([\d.]+)s", t.quit())
+    assert took is not None and float(took.group(1)) >= 2.0, took

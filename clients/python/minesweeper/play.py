@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
+import msgspec
 from websockets.exceptions import InvalidHandshake
 
 from . import text
@@ -433,7 +434,9 @@ async def _play(
         v = player.game.view
         outcome = text.outcome(v, watching=player.watching)
         if outcome is None:
-            return f"game {v.id}: {text.status_line(v)}"
+            # The time as the screen's clock had it, not as of the last move.
+            now = msgspec.structs.replace(v, elapsed_ms=player.elapsed_ms())
+            return f"game {v.id}: {text.status_line(now)}"
         return f"game {v.id}: {outcome}\n{text.stats_line(v.stats)}"
 
 
