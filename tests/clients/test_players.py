@@ -11,9 +11,9 @@ import msgspec
 import pytest
 from minesweeper import AsyncClient, Client, CreatedPlayer, NameTaken, PlayerView, Unauthorized
 
-from tests.support.play import unique_name
+from tests.support.play import stored_mines, unique_name
 
-from .conftest import FIRST, mines_of
+from .conftest import FIRST, mines_of, safe_cells
 
 
 def test_register_play_as_the_player_and_read_the_profile(client: Client) -> None:
@@ -88,3 +88,27 @@ def test_cli_profile_without_a_player(cli: Any) -> None:
     done = cli("profile", check=False)
     assert done.returncode == 2 and "minesweeper register" in done.stderr
     assert cli("rename", "someone", check=False).returncode == 2
+
+
+
+async def test_a_held_win_shows_on_the_handle(
+    client: Client, aclient: AsyncClient, redis_url: str
+) -> None:
+    """A human player's win at a program's pace is held off the leaderboards: the handle
+    that made the winning move says so in ``held``, as a fresh view does, for both clients."""
+    for sync in (True, False):
+        created = client.register(unique_name("held"))
+        with Client(client.base_url, player_token=created.token) as mine:
+            game = mine.new_game("beginner")  # no seed: a ranked game, that can be held
+            mine.reveal(game, *FIRST)
+            mines = stored_mines(redis_url, game.id)
+            while not game.finished:
+                cell = safe_cells(game, mines)[0]
+                if sync:
+                    mine.reveal(game, *cell)
+                else:
+                    await aclient.reveal(game, *cell, token=game.token)
+            assert game.view.status == "won"
+            assert game.view.held is not None, game.view
+            fresh = mine.get(game.id)
+            assert (game.view.held, game.view.stats) == (fresh.held, fresh.stats)
