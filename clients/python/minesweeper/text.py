@@ -401,3 +401,11 @@ def rematch_asked(match_id: str) -> str:
     """The line for somebody watching a match: its rematch, and how to follow it."""
     return f"a rematch was asked for: minesweeper match {match_id} to watch it"
 
+
+
+def left_seat_playing(match: MatchView) -> str:
+    """Said when Ctrl-C left a match's screen while the seat still played: the seat is
+    not given up (q q does that), and how to get back to it."""
+    what = "game" if match.mode == "coop" else "race"
+    return (f"you left the {what} screen; your seat is still playing and its clock runs: "
+            f"minesweeper match {match.id} to get back to it (q q there resigns)")
