@@ -4,12 +4,14 @@ games, profiles, renames, and name clashes as their own exception."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from minesweeper import AsyncClient, Client, CreatedPlayer, NameTaken, PlayerView, Unauthorized
+from minesweeper.tokens import TokenStore
 
 from tests.support.play import stored_mines, unique_name
 
@@ -80,8 +82,8 @@ def test_cli_register_profile_rename_and_new_games(
     # A name somebody has, and a bad one.
     taken = cli("register", new, check=False)
     assert taken.returncode == 1 and "(name_taken)" in taken.stderr
-    bad = cli("rename", "no spaces", check=False)
-    assert bad.returncode == 1 and "(invalid_request)" in bad.stderr
+    bad = cli("rename", "no spaces", check=False)  # a mistake caught before sending
+    assert bad.returncode == 2 and "not a player name" in bad.stderr
 
 
 def test_cli_profile_without_a_player(cli: Any) -> None:
@@ -112,3 +114,29 @@ async def test_a_held_win_shows_on_the_handle(
             assert game.view.held is not None, game.view
             fresh = mine.get(game.id)
             assert (game.view.held, game.view.stats) == (fresh.held, fresh.stats)
+
+
+def test_cli_profile_times_as_precise_as_the_leaderboard_and_ids_only(
+    cli: Any, cli_env: dict[str, str], live_server: str, redis_url: str
+) -> None:
+    """A best time shows to the millisecond in the profile as on the leaderboard (a
+    program's quick win is not 0.0s); a name is not an id, and is said to be so."""
+    name = unique_name("prof")
+    cli("register", name)
+    token = TokenStore(Path(cli_env["MINESWEEPER_TOKENS"])).player(live_server)
+    with Client(live_server, player_token=token) as mine:
+        game = mine.new_game("beginner")
+        mine.reveal(game, *FIRST)
+        mines = stored_mines(redis_url, game.id)
+        while not game.finished:
+            time.sleep(0.07)  # a person's pace: a win no person could play is no best
+            mine.reveal(game, *safe_cells(game, mines)[0])
+        assert game.view.held is None
+        best = mine.me().stats.beginner.classic.best_ms
+    assert best is not None
+    profile = cli("profile").stdout
+    assert f" {best / 1000:.3f}s " in profile, profile
+    assert profile.count(f"{best / 1000:.3f}s") == 2, "the best, and the last game"
+    wrong = cli("profile", name, check=False)
+    assert wrong.returncode == 2 and "not a player id (32 hex digits)" in wrong.stderr
+    assert wrong.stderr.count("\n") == 1

@@ -120,6 +120,15 @@ def _url(value: str) -> str:
     return value
 
 
+def _player_id(value: str) -> str:
+    """PLAYER: a player's id, 32 hex digits (the service finds players by id only)."""
+    if not _GAME_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a player id (32 hex digits): {value!r}; a player's id is the player_id "
+            f"of 'minesweeper leaderboard PRESET --json', or shown by register")
+    return value
+
+
 def _limit(value: str) -> int:
     """``--limit``: how many places, 1 to 100."""
     try:
@@ -239,7 +248,8 @@ def _parser() -> argparse.ArgumentParser:
     register.add_argument("--bot", action="store_true",
                           help="the player is a program: ranked only against programs")
     profile = command("profile", "a player's stats and last games (yours by default)")
-    profile.add_argument("player", metavar="PLAYER", nargs="?", help="a player id")
+    profile.add_argument("player", metavar="PLAYER", nargs="?", type=_player_id,
+                         help="a player id (32 hex digits)")
     rename = command("rename", "give the registered player a new name")
     rename.add_argument("name", metavar="NAME", type=_name, help="2 to 20 of A-Z a-z 0-9 _ -")
     play = command("play", "play in the terminal (a new game, or GAME)")
