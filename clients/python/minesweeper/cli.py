@@ -321,11 +321,11 @@ class Cli:
         custom = (a.width, a.height, a.mines)
         if a.preset and any(v is not None for v in custom):
             raise Usage("give --preset or --width/--height/--mines, not both")
-        if any(v is not None for v in custom) and any(v is None for v in custom):
-            raise Usage("a custom board needs --width, --height and --mines together")
         if a.daily and (a.preset or any(v is not None for v in (*custom, a.seed, a.first_click))):
             raise Usage("--daily is the day's own board: no --preset, size, --seed or "
                         "--first-click with it")
+        if any(v is not None for v in custom) and any(v is None for v in custom):
+            raise Usage("a custom board needs --width, --height and --mines together")
         return dict(
             preset=a.preset, width=a.width, height=a.height, mines=a.mines, seed=a.seed,
             first_click=a.first_click or "zero", no_guess=a.no_guess,
