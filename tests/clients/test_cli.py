@@ -130,7 +130,7 @@ def test_usage_mistakes_exit_2_and_refusals_1_in_one_style(cli: Any) -> None:
         (("reveal", "0" * 32, "0", "0"), "no saved token for game"),
         (("leaderboard", "expert", "--limit", "0"), "not a number from 1 to 100"),
         (("leaderboard", "expert", "--date", "2026-13-45"), "not a date"),
-        (("reveal", game_id, "x", "0"), "invalid int value"),
+        (("reveal", game_id, "x", "0"), "not a cell coordinate"),
         (("new", "--preset", "expert", "--width", "9"), "not both"),
     ]
     for args, words in usage:
@@ -148,6 +148,37 @@ def test_usage_mistakes_exit_2_and_refusals_1_in_one_style(cli: Any) -> None:
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.startswith("minesweeper: ") and done.stderr.rstrip().endswith(code)
         assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_bad_values_are_caught_here_not_sent(cli: Any, cli_env: dict[str, str]) -> None:
+    """Values the service would refuse are the command line's mistakes: exit 2 and one
+    clean line, before anything is sent."""
+    game_id = new_game(cli).game.id
+    usage = [
+        (("reveal", game_id, "-1", "1"), "not a cell coordinate (0 or more): '-1'"),
+        (("flag", game_id, "1", "-3"), "not a cell coordinate"),
+        (("new", "--seed", "-5"), "not a seed (0 or more): '-5'"),
+        (("new", "--width", "5"), "needs --width, --height and --mines together"),
+        (("new", "--width", "1", "--height", "5", "--mines", "1"), "not a board size"),
+        (("new", "--width", "5", "--height", "5", "--mines", "0"), "not a number of mines"),
+        (("rename", "a b"), "not a player name (2 to 20 of A-Z a-z 0-9 _ -): 'a b'"),
+        (("register", "x"), "not a player name"),
+    ]
+    for args, words in usage:
+        done = cli(*args, check=False)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith("minesweeper: ") and words in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
+    for url in ("notaurl", "ftp://host", "http://"):
+        done = cli("--url", url, "new", check=False, url=False)
+        assert done.returncode == 2, (url, done.stderr)
+        assert f"not a service URL (http://HOST[:PORT] or https://...): '{url}'" in done.stderr
+    assert cli("show", game_id).stdout.count("version 0") == 1, "nothing was sent"
+    # Without a terminal, play says so as race does: a mistake of how it was run.
+    for verb in ("play",):
+        done = cli(verb, check=False)
+        assert done.returncode == 2 and "needs a terminal" in done.stderr, done.stderr
+        assert done.stderr.startswith("minesweeper: ") and done.stderr.count("\n") == 1
 
 
 def test_show_defaults_to_the_last_game_made_here(cli: Any, cli_env: dict[str, str]) -> None:

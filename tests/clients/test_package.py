@@ -187,3 +187,22 @@ def test_the_development_install_covers_the_sdk_requirements() -> None:
         assert wanted.name in offered, f"the root project does not require {wanted.name}"
         assert offered[wanted.name].specifier == wanted.specifier, line
     assert sdk["scripts"] == {"minesweeper": root["scripts"]["minesweeper"]}
+
+
+def test_the_readme_names_every_method_and_error() -> None:
+    """Every public method of both clients, and every ApiError with its code, is in the
+    SDK's README."""
+    import minesweeper
+    from minesweeper import ApiError, AsyncClient, Client
+
+    readme = (PROJECT / "README.md").read_text()
+    for cls in (Client, AsyncClient):
+        for name in dir(cls):
+            if name.startswith("_") or name in ("close", "aclose"):
+                continue
+            assert f"`{name}`" in readme or f"{name}(" in readme, f"{cls.__name__}.{name}"
+    errors = [e for e in vars(minesweeper.errors).values()
+              if isinstance(e, type) and issubclass(e, ApiError) and e is not ApiError]
+    assert len(errors) >= 17
+    for error in errors:
+        assert f"| `{error.__name__}` | `{error.code}` |" in readme, error.__name__

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +14,8 @@ import pytest
 from minesweeper import Client
 from minesweeper.frame import help_line
 from minesweeper.tokens import TokenStore
+
+from tests.support.servers import ServiceProcess, free_port
 
 from .conftest import FIRST, command, mines_of, safe_cells
 
@@ -279,3 +284,80 @@ def test_pause_key(
     assert f"game {game_id}: playing  mines left 10" in t.quit()
     view = client.get(game_id)
     assert not view.paused and view.version == 5 and view.stats.hints == 0
+
+
+def test_service_outage_refuses_keys_then_reconnects(
+    terminals: list[Terminal], redis_url: str, cli_env: dict[str, str]
+) -> None:
+    """The service goes away for longer than the live connection keeps trying: the screen
+    says it is reconnecting, refuses playing keys at once (nothing is kept to be sent
+    later), and plays on over a new connection once the service is back."""
+    svc = ServiceProcess({"REDIS_URL": redis_url}, port=free_port()).start()
+    try:
+        t = open_terminal(terminals, svc.url, cli_env, "--seed", "408")
+        game_id = t.expect(GAME_ID).group(1)
+        t.send(" ")
+        t.expect("playing")
+        svc.stop()
+        t.expect("connection lost: reconnecting")
+        for key in ("h", "p", " "):
+            started = time.monotonic()
+            t.send(key)
+            t.expect("not sent: the connection is down")
+            assert time.monotonic() - started < 3
+            t.send("d")  # the cursor still moves: the next refusal is a new line
+        time.sleep(14)  # longer than the live connection's own retries
+        svc.start()
+        t.expect("reconnected")
+        with Client(svc.url) as client:
+            board = client.get(game_id).board
+            hidden = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row)
+                          if c == "#")
+            t.cursor = (FIRST[0] + 3, FIRST[1])
+            t.go(*hidden)
+            t.send("f")
+            t.expect("mines left 9   ")
+            t.quit()
+            view = client.get(game_id)
+        # Neither the hint nor the pause pressed while it was down was sent afterwards.
+        assert view.version == 2 and view.stats.hints == 0 and not view.paused
+    finally:
+        svc.stop()
+
+
+def test_a_move_that_times_out_says_why(
+    terminals: list[Terminal], redis_url: str, cli_env: dict[str, str]
+) -> None:
+    """The service stops answering with the socket still open: the move fails after the
+    client's timeout, and the message gives the reason rather than nothing."""
+    svc = ServiceProcess({"REDIS_URL": redis_url}, port=free_port()).start()
+    try:
+        t = open_terminal(terminals, svc.url, cli_env, "--seed", "409")
+        t.expect(GAME_ID)
+        t.send(" ")
+        t.expect("playing")
+        assert svc.proc is not None
+        os.kill(svc.proc.pid, signal.SIGSTOP)
+        try:
+            t.send("d ")
+            t.child.timeout = 30
+            t.expect("the move did not go through: the service did not answer in time")
+        finally:
+            os.kill(svc.proc.pid, signal.SIGCONT)
+        t.quit()
+    finally:
+        svc.stop()
+
+
+def test_quit_line_shows_the_time_of_the_clock(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str]
+) -> None:
+    """The line left on the normal screen tells the game's time when q was pressed, as
+    the screen's clock counted it, not the time of the last move."""
+    t = open_terminal(terminals, live_server, cli_env, "--seed", "410")
+    t.expect(GAME_ID)
+    t.send(" ")
+    t.expect("playing")
+    t.expect("time 2   playing")
+    took = re.search(r"playing  mines left 10  time ([\d.]+)s", t.quit())
+    assert took is not None and float(took.group(1)) >= 2.0, took

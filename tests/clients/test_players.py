@@ -4,16 +4,18 @@ games, profiles, renames, and name clashes as their own exception."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from minesweeper import AsyncClient, Client, CreatedPlayer, NameTaken, PlayerView, Unauthorized
+from minesweeper.tokens import TokenStore
 
-from tests.support.play import unique_name
+from tests.support.play import stored_mines, unique_name
 
-from .conftest import FIRST, mines_of
+from .conftest import FIRST, mines_of, safe_cells
 
 
 def test_register_play_as_the_player_and_read_the_profile(client: Client) -> None:
@@ -80,11 +82,61 @@ def test_cli_register_profile_rename_and_new_games(
     # A name somebody has, and a bad one.
     taken = cli("register", new, check=False)
     assert taken.returncode == 1 and "(name_taken)" in taken.stderr
-    bad = cli("rename", "no spaces", check=False)
-    assert bad.returncode == 1 and "(invalid_request)" in bad.stderr
+    bad = cli("rename", "no spaces", check=False)  # a mistake caught before sending
+    assert bad.returncode == 2 and "not a player name" in bad.stderr
 
 
 def test_cli_profile_without_a_player(cli: Any) -> None:
     done = cli("profile", check=False)
     assert done.returncode == 2 and "minesweeper register" in done.stderr
     assert cli("rename", "someone", check=False).returncode == 2
+
+
+
+async def test_a_held_win_shows_on_the_handle(
+    client: Client, aclient: AsyncClient, redis_url: str
+) -> None:
+    """A human player's win at a program's pace is held off the leaderboards: the handle
+    that made the winning move says so in ``held``, as a fresh view does, for both clients."""
+    for sync in (True, False):
+        created = client.register(unique_name("held"))
+        with Client(client.base_url, player_token=created.token) as mine:
+            game = mine.new_game("beginner")  # no seed: a ranked game, that can be held
+            mine.reveal(game, *FIRST)
+            mines = stored_mines(redis_url, game.id)
+            while not game.finished:
+                cell = safe_cells(game, mines)[0]
+                if sync:
+                    mine.reveal(game, *cell)
+                else:
+                    await aclient.reveal(game, *cell, token=game.token)
+            assert game.view.status == "won"
+            assert game.view.held is not None, game.view
+            fresh = mine.get(game.id)
+            assert (game.view.held, game.view.stats) == (fresh.held, fresh.stats)
+
+
+def test_cli_profile_times_as_precise_as_the_leaderboard_and_ids_only(
+    cli: Any, cli_env: dict[str, str], live_server: str, redis_url: str
+) -> None:
+    """A best time shows to the millisecond in the profile as on the leaderboard (a
+    program's quick win is not 0.0s); a name is not an id, and is said to be so."""
+    name = unique_name("prof")
+    cli("register", name)
+    token = TokenStore(Path(cli_env["MINESWEEPER_TOKENS"])).player(live_server)
+    with Client(live_server, player_token=token) as mine:
+        game = mine.new_game("beginner")
+        mine.reveal(game, *FIRST)
+        mines = stored_mines(redis_url, game.id)
+        while not game.finished:
+            time.sleep(0.07)  # a person's pace: a win no person could play is no best
+            mine.reveal(game, *safe_cells(game, mines)[0])
+        assert game.view.held is None
+        best = mine.me().stats.beginner.classic.best_ms
+    assert best is not None
+    profile = cli("profile").stdout
+    assert f" {best / 1000:.3f}s " in profile, profile
+    assert profile.count(f"{best / 1000:.3f}s") == 2, "the best, and the last game"
+    wrong = cli("profile", name, check=False)
+    assert wrong.returncode == 2 and "not a player id (32 hex digits)" in wrong.stderr
+    assert wrong.stderr.count("\n") == 1

@@ -383,3 +383,37 @@ def test_a_rematch_that_started_without_the_terminal_is_said_in_words(
         assert [s.player.name for s in b.match(new.id).seats] == [bob, carol]
         for player in (b, c):
             player.leave_match(new.id)
+
+
+def test_ctrl_c_in_the_race_leaves_the_screen_and_says_how_to_get_back(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    """Ctrl-C during the countdown or the race quits the program, the terminal put back,
+    and says the seat plays on and how to get back to it; the seat is not resigned."""
+    one, two = replicas
+    name, _ = register(one, cli_env)
+    b, _ = sdk_player(two, "ctrlc")
+    with b:
+        match = b.new_match("race", "beginner", seats=2, rated=False)
+        t = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(t)
+        t.expect(r"starts in [123]")
+        t.send("\x03")
+        t.child.expect(pexpect.EOF)
+        t.child.close()
+        assert t.child.exitstatus == 130
+        out = str(t.child.before)
+        assert "\x1b[?1049l" in out  # back on the normal screen
+        assert "your seat is still playing" in out
+        assert f"minesweeper match {match.id} to get back to it" in out
+        seats = {s.player.name: s.status for s in b.match(match.id).seats}
+        assert seats[name] == "playing"
+        # And back: the seat's screen again.
+        again = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(again)
+        again.expect(r"time \d+   racing")
+        again.send("\x03")
+        again.child.expect(pexpect.EOF)
+        again.child.close()
+        assert again.child.exitstatus == 130
+        b.leave_match(match.id)

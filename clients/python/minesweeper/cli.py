@@ -80,6 +80,55 @@ def _game_id(value: str) -> str:
     return value
 
 
+def _bounded(what: str, low: int, high: int) -> Callable[[str], int]:
+    """An integer argument from ``low`` to ``high``, as the service takes it."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            number = low - 1
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"not {what} ({low} or more): {value!r}")
+        return number
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+_coordinate = _bounded("a cell coordinate", 0, 1_000_000)
+_seed = _bounded("a seed", 0, 2**63 - 1)
+_size = _bounded("a board size", 2, 1_000_000)
+_mine_count = _bounded("a number of mines", 1, 1_000_000)
+_NAME = re.compile(r"[A-Za-z0-9_\-]{2,20}")
+
+
+def _name(value: str) -> str:
+    """NAME: a player's name, 2 to 20 of A-Z a-z 0-9 _ -."""
+    if not _NAME.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a player name (2 to 20 of A-Z a-z 0-9 _ -): {value!r}")
+    return value
+
+
+def _url(value: str) -> str:
+    """--url: the service's address, http:// or https:// and a host."""
+    scheme, sep, rest = value.partition("://")
+    if scheme not in ("http", "https") or not sep or not rest.strip("/"):
+        raise argparse.ArgumentTypeError(
+            f"not a service URL (http://HOST[:PORT] or https://...): {value!r}")
+    return value
+
+
+def _player_id(value: str) -> str:
+    """PLAYER: a player's id, 32 hex digits (the service finds players by id only)."""
+    if not _GAME_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a player id (32 hex digits): {value!r}; a player's id is the player_id "
+            f"of 'minesweeper leaderboard PRESET --json', or shown by register")
+    return value
+
+
 def _limit(value: str) -> int:
     """``--limit``: how many places, 1 to 100."""
     try:
@@ -108,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
     # --url and --json work before or after the command.
     shared = _Parser(add_help=False)
     shared.add_argument(
-        "--url", default=argparse.SUPPRESS,
+        "--url", default=argparse.SUPPRESS, type=_url,
         help=f"service URL (default $MINESWEEPER_URL or {DEFAULT_URL})",
     )
     shared.add_argument(
@@ -126,10 +175,10 @@ def _parser() -> argparse.ArgumentParser:
 
     def board_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", choices=PRESETS)
-        p.add_argument("--width", type=int)
-        p.add_argument("--height", type=int)
-        p.add_argument("--mines", type=int)
-        p.add_argument("--seed", type=int, help="the same seed gives the same board")
+        p.add_argument("--width", type=_size, help="with --height and --mines: a custom board")
+        p.add_argument("--height", type=_size)
+        p.add_argument("--mines", type=_mine_count)
+        p.add_argument("--seed", type=_seed, help="the same seed gives the same board")
         p.add_argument("--first-click", choices=["zero", "safe", "none"],
                        help="what the first reveal is sure to hit (default: zero)")
         p.add_argument("--no-guess", action="store_true",
@@ -151,8 +200,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def move_arguments(p: argparse.ArgumentParser) -> None:
         game_argument(p)
-        p.add_argument("x", type=int, help="column, 0 at the left")
-        p.add_argument("y", type=int, help="row, 0 at the top")
+        p.add_argument("x", type=_coordinate, help="column, 0 at the left")
+        p.add_argument("y", type=_coordinate, help="row, 0 at the top")
         p.add_argument("--if-match", type=int, metavar="VERSION",
                        help="only if the game is still at VERSION")
         p.add_argument("--idempotency-key", metavar="KEY",
@@ -194,14 +243,15 @@ def _parser() -> argparse.ArgumentParser:
     watch.add_argument("--board", action="store_true", help="print the board after every move")
     register = command("register", "register a player and save the token: the games made "
                                     "here are then theirs, in their stats and on leaderboards")
-    register.add_argument("name", metavar="NAME", nargs="?",
+    register.add_argument("name", metavar="NAME", nargs="?", type=_name,
                           help="2 to 20 of A-Z a-z 0-9 _ - (none: a guest's made-up name)")
     register.add_argument("--bot", action="store_true",
                           help="the player is a program: ranked only against programs")
     profile = command("profile", "a player's stats and last games (yours by default)")
-    profile.add_argument("player", metavar="PLAYER", nargs="?", help="a player id")
+    profile.add_argument("player", metavar="PLAYER", nargs="?", type=_player_id,
+                         help="a player id (32 hex digits)")
     rename = command("rename", "give the registered player a new name")
-    rename.add_argument("name", metavar="NAME", help="2 to 20 of A-Z a-z 0-9 _ -")
+    rename.add_argument("name", metavar="NAME", type=_name, help="2 to 20 of A-Z a-z 0-9 _ -")
     play = command("play", "play in the terminal (a new game, or GAME)")
     play.add_argument("game", metavar="GAME", type=_game_id, nargs="?",
                       help="a game to go on with")
@@ -274,6 +324,8 @@ class Cli:
         if a.daily and (a.preset or any(v is not None for v in (*custom, a.seed, a.first_click))):
             raise Usage("--daily is the day's own board: no --preset, size, --seed or "
                         "--first-click with it")
+        if any(v is not None for v in custom) and any(v is None for v in custom):
+            raise Usage("a custom board needs --width, --height and --mines together")
         return dict(
             preset=a.preset, width=a.width, height=a.height, mines=a.mines, seed=a.seed,
             first_click=a.first_click or "zero", no_guess=a.no_guess,
@@ -457,6 +509,8 @@ class Cli:
         from .play import play
 
         a = self.args
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise Usage("minesweeper play needs a terminal; see the other commands for scripts")
         token = a.token or (self.tokens.get(a.game) if a.game else None)
         options = {} if a.game else self.new_game_options()
         play(self.url, a.game, token, options, self.tokens)

@@ -386,7 +386,9 @@ class Client:
             headers=_http.move_headers(_http.token_of(game, token), if_match, idempotency_key),
         )
         diff = _http.decode(response, Diff)
-        if isinstance(game, Game) and not game.apply(diff):
+        # The move that ends the game: the whole view once more, for what a diff does not
+        # carry (``held``, why a win stays off the leaderboards).
+        if isinstance(game, Game) and (not game.apply(diff) or diff.status in ("won", "lost")):
             self.get(game)
         return diff
 

@@ -16,7 +16,7 @@ import contextlib
 import itertools
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -195,7 +195,7 @@ class LiveGame:
             raise ConnectionError("the live connection was closed")
         await self._pace()
         await self.open()
-        await asyncio.wait_for(self._ready.wait(), self._timeout)
+        await self._wait_ready()
         assert self._ws is not None
         request_id = next(self._ids)
         answer = asyncio.get_running_loop().create_future()
@@ -207,6 +207,33 @@ class LiveGame:
             raise ConnectionError("the live connection dropped during the move") from exc
         finally:
             self._pending.pop(request_id, None)
+
+    @property
+    def connected(self) -> bool:
+        """Whether the socket is open now: ``False`` while it resumes after a drop, and
+        for good once it could not (iterating then raises ``ConnectionError``)."""
+        return self._task is not None and self._failure is None and self._ready.is_set()
+
+    async def _wait_ready(self) -> None:
+        """Wait for the socket while it resumes, at most the timeout; at once raise what
+        ended the connection if it could not resume."""
+        if self._ready.is_set():
+            return
+        ready = asyncio.create_task(self._ready.wait())
+        waiting: set[asyncio.Future[Any]] = {ready}
+        if self._task is not None:
+            waiting.add(self._task)
+        try:
+            await asyncio.wait(waiting, timeout=self._timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if self._failure is not None:
+            raise self._failure
+        if self._closing:
+            raise ConnectionError("the live connection was closed")
+        if not self._ready.is_set():
+            raise TimeoutError(f"the live connection to game {self.game_id} did not resume "
+                               f"within {self._timeout:g} s")
 
     async def _pace(self) -> None:
         """Wait until a message may go without going over :data:`PACE` a second."""

@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
+import msgspec
+from websockets.exceptions import InvalidHandshake
 
 from . import text
 from .aio import AsyncClient
@@ -45,6 +47,18 @@ _STEPS = {
 }
 # The network failing under a request: the service is not there, or stopped answering.
 _UNREACHABLE = (OSError, httpx.TransportError, TimeoutError)
+RETRY_S = 1.0  # how often a new live connection is tried once the last could not resume
+OFFLINE = "connection lost: reconnecting... (keys that play are refused until it is back)"
+REFUSED_OFFLINE = "not sent: the connection is down, reconnecting... (try again once it is back)"
+
+
+def reason(exc: BaseException) -> str:
+    """Why a request failed, in words, also for an exception that has none (a timeout)."""
+    if str(exc):
+        return str(exc)
+    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return "the service did not answer in time"
+    return f"the service could not be reached ({type(exc).__name__})"
 
 
 def keys(data: bytes) -> Iterator[str]:
@@ -106,6 +120,7 @@ class Player:
         self.live: LiveGame | None = None
         self.hint: Hint | None = None  # shown until the board changes
         self.done = False
+        self._offline_shown = False
         self._switch = asyncio.Event()
 
     # ---- the loop -------------------------------------------------------------------------
@@ -120,10 +135,16 @@ class Player:
             while not self.done:
                 self._switch.clear()
                 self.sync_clock(self.game.view.server_time)
-                async with self.client.connect(self.game) as live:
-                    self.live = live
+                live = self.client.connect(self.game)
+                try:
+                    await live.open()
+                except BaseException:
+                    await live.aclose()
+                    raise
+                self.live = live
+                try:
                     self.draw()
-                    jobs = [self.follow(live), self.tick(), *self.companions()]
+                    jobs = [self.follow(), self.tick(), *self.companions()]
                     tasks = [asyncio.create_task(job) for job in jobs]
                     try:
                         await self.read_keys(pressed)
@@ -132,6 +153,8 @@ class Player:
                             task.cancel()
                             with contextlib.suppress(BaseException):
                                 await task
+                finally:
+                    await self.live.aclose()
         finally:
             loop.remove_reader(fd)
             loop.remove_signal_handler(signal.SIGWINCH)
@@ -158,31 +181,75 @@ class Player:
         finally:
             switched.cancel()
 
-    async def follow(self, live: LiveGame) -> None:
-        """Moves from anywhere, the clock, resets."""
-        try:
-            async for message in live:
-                if isinstance(message, Snapshot):
-                    self.game.view = message.game
-                    self.sync_clock(message.game.server_time)
-                elif isinstance(message, Diff):
-                    await self.absorb(message)
-                elif isinstance(message, Heartbeat):
-                    self.sync_clock(message.server_time)
-                elif isinstance(message, Reset):
-                    self.message = f"this game was reset; it goes on as {message.next_id}"
-                elif isinstance(message, Hinted) and self.watching:
-                    n = message.hints
-                    self.message = f"the player used a hint ({n} so far): the game is not ranked"
+    async def follow(self) -> None:
+        """Moves from anywhere, the clock, resets; a new live connection when the one
+        there was could not resume (the service away longer than it waits)."""
+        while True:
+            live = self.live
+            assert live is not None
+            try:
+                async for message in live:
+                    if isinstance(message, Snapshot):
+                        self.game.view = message.game
+                        self.sync_clock(message.game.server_time)
+                    elif isinstance(message, Diff):
+                        await self.absorb(message)
+                    elif isinstance(message, Heartbeat):
+                        self.sync_clock(message.server_time)
+                    elif isinstance(message, Reset):
+                        self.message = f"this game was reset; it goes on as {message.next_id}"
+                    elif isinstance(message, Hinted) and self.watching:
+                        n = message.hints
+                        self.message = (f"the player used a hint ({n} so far): "
+                                        "the game is not ranked")
+                    self.draw()
+                return
+            except ApiError as exc:
+                self.message = f"live updates stopped: {exc}"
                 self.draw()
-        except (ApiError, *_UNREACHABLE) as exc:
-            self.message = f"live updates stopped: {exc}"
-            self.draw()
+                return
+            except _UNREACHABLE:
+                pass
+            self.show_offline(True)
+            await live.aclose()
+            self.live = await self.reconnect()
+
+    async def reconnect(self) -> LiveGame:
+        """A new live connection to the game, tried every :data:`RETRY_S` until the service
+        answers (its snapshot then brings the screen up to date)."""
+        while True:
+            await asyncio.sleep(RETRY_S)
+            live = self.client.connect(self.game)
+            try:
+                await live.open()
+                return live
+            except (ApiError, InvalidHandshake, *_UNREACHABLE):
+                await live.aclose()
+            except BaseException:
+                await live.aclose()
+                raise
+
+    @property
+    def offline(self) -> bool:
+        """Whether the game's live connection is down (resuming, or a new one awaited)."""
+        return self.live is None or not self.live.connected
+
+    def show_offline(self, offline: bool) -> None:
+        """Say the connection was lost, or that it is back (once: the tick watches it)."""
+        if offline == self._offline_shown:
+            return
+        self._offline_shown = offline
+        if offline:
+            self.message = OFFLINE
+        elif self.message in (OFFLINE, REFUSED_OFFLINE):
+            self.message = "reconnected"
+        self.draw()
 
     async def tick(self) -> None:
         shown = self.elapsed_ms() // 1000
         while True:
             await asyncio.sleep(0.1)
+            self.show_offline(self.offline)
             now = self.elapsed_ms() // 1000
             if now != shown:
                 shown = now
@@ -226,6 +293,9 @@ class Player:
             self.message = "watching only: no token for this game here (pass --token)"
         elif self.game.finished:
             self.message = "the game is over: n for a new game, q to quit"
+        elif self.offline:
+            # Refused at once, not kept to be sent when the service is back.
+            self.message = REFUSED_OFFLINE
         else:
             return False
         return True
@@ -251,7 +321,7 @@ class Player:
         except ApiError as exc:
             self.message = exc.detail
         except _UNREACHABLE as exc:
-            self.message = f"{failure}: {exc or 'timed out'}"
+            self.message = f"{failure}: {reason(exc)}"
         return None
 
     async def absorb(self, diff: Diff) -> None:
@@ -364,7 +434,9 @@ async def _play(
         v = player.game.view
         outcome = text.outcome(v, watching=player.watching)
         if outcome is None:
-            return f"game {v.id}: {text.status_line(v)}"
+            # The time as the screen's clock had it, not as of the last move.
+            now = msgspec.structs.replace(v, elapsed_ms=player.elapsed_ms())
+            return f"game {v.id}: {text.status_line(now)}"
         return f"game {v.id}: {outcome}\n{text.stats_line(v.stats)}"
 
 

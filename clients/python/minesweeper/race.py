@@ -3,7 +3,9 @@ joined), the race played in the terminal beside every opponent's live progress, 
 table of places, times and rating changes at the end.
 
 Waiting for a match to start is plain lines on the normal screen, and Ctrl-C then gives
-the place up (the seek is deleted, the seat freed) rather than leaving it to expire. The
+the place up (the seek is deleted, the seat freed) rather than leaving it to expire. Ctrl-C on the
+race screen quits the program but not the race: the seat plays on, and the line left
+on the normal screen says how to get back to it. The
 race itself is :mod:`.play`'s terminal game on the seat's own board, with the match's
 socket feeding the opponents' counts: nothing of their boards is ever sent.
 """
@@ -149,6 +151,13 @@ class Racer(Player):
         # another player and the update said so (their name), until this terminal joins it.
         self.offered = False
         self.offered_by: str | None = None
+
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        """Ctrl-C: leave the screen (the seat stays as it is)."""
+        self.interrupted = self.done = True
+        self._switch.set()
 
     def companions(self) -> list[Coroutine[Any, Any, None]]:
         return [self.follow_match(self.match.id)]
@@ -436,9 +445,17 @@ async def run(
             say(f"  against {other.player.name} ({text.rating(other.player.rating)})")
         game = Game(await client.get(seat.game_id), player_token)
         racer = Racer(client, game, tokens, match, me)
-        with Terminal():
-            await racer.run()
+        loop = asyncio.get_running_loop()
+        # Ctrl-C leaves the screen as q does, the terminal put back; the seat is not given up.
+        loop.add_signal_handler(signal.SIGINT, racer.interrupt)
+        try:
+            with Terminal():
+                await racer.run()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
         end = racer.match
+        if racer.interrupted and racer.racing():
+            raise Cancelled(text.left_seat_playing(end))
         if end.status == "finished":
             return "\n".join(text.result_lines(end, me))
         if end.status == "waiting" and racer.previous is not None:

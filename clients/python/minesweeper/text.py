@@ -79,6 +79,11 @@ def seconds(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
 
 
+def record(ms: int) -> str:
+    """A time that ranks (a best, a leaderboard's): to the millisecond, as timed."""
+    return f"{ms / 1000:.3f}s"
+
+
 def when(stamp: str) -> str:
     """An RFC 3339 timestamp from the service to the minute: ``2026-11-21 14:32``."""
     return stamp[:16].replace("T", " ")
@@ -233,14 +238,14 @@ def leaderboard_lines(board: Leaderboard) -> list[str]:
     lines.append(f"{'rank':>4}  {'time':>9}  {'3BV':>4}  {'3BV/s':>6}  {'player':<24}  when")
     for e in board.entries:
         lines.append(
-            f"{e.rank:>4}  {e.elapsed_ms / 1000:>8.3f}s  {e.bbbv:>4}  "
+            f"{e.rank:>4}  {record(e.elapsed_ms):>9}  {e.bbbv:>4}  "
             f"{e.bbbv_per_second:>6.2f}  {e.player:<24}  {when(e.ended_at)}"
         )
     return lines
 
 
 def _board_stats(name: str, b: BoardStats) -> str:
-    best = seconds(b.best_ms) if b.best_ms is not None else "-"
+    best = record(b.best_ms) if b.best_ms is not None else "-"
     rate = f"{b.best_bbbv_per_s:.2f}" if b.best_bbbv_per_s is not None else "-"
     return (f"  {name:<22} {b.played:>6} {b.won:>5} {best:>9} {rate:>6} "
             f"{b.streak:>6} {b.best_streak:>5}")
@@ -272,7 +277,7 @@ def profile_lines(player: PlayerView) -> list[str]:
             board += f" (daily {r.daily})"
         rate = f"  {r.bbbv_per_second:.2f} 3BV/s" if r.bbbv_per_second is not None else ""
         hinted = "  (hints)" if r.assisted else ""
-        lines.append(f"  {when(r.ended_at)}  {r.result:<4}  {seconds(r.elapsed_ms):>9}  "
+        lines.append(f"  {when(r.ended_at)}  {r.result:<4}  {record(r.elapsed_ms):>9}  "
                      f"{board}{rate}{hinted}  {r.id}")
     return lines
 
@@ -401,3 +406,11 @@ def rematch_asked(match_id: str) -> str:
     """The line for somebody watching a match: its rematch, and how to follow it."""
     return f"a rematch was asked for: minesweeper match {match_id} to watch it"
 
+
+
+def left_seat_playing(match: MatchView) -> str:
+    """Said when Ctrl-C left a match's screen while the seat still played: the seat is
+    not given up (q q does that), and how to get back to it."""
+    what = "game" if match.mode == "coop" else "race"
+    return (f"you left the {what} screen; your seat is still playing and its clock runs: "
+            f"minesweeper match {match.id} to get back to it (q q there resigns)")
