@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -222,6 +223,22 @@ def test_watch_prints_moves_until_the_end(live_server: str, cli_env: dict[str, s
     assert proc.returncode == 0, err
     diffs = [msgspec.json.decode(line, type=Diff) for line in out.splitlines()]
     assert [(d.version, d.status) for d in diffs] == [(1, "playing"), (2, "lost")]
+
+
+def test_ctrl_c_stops_a_watch_with_status_130(
+    live_server: str, cli_env: dict[str, str]
+) -> None:
+    """As ``play`` and ``race``: an interrupted command says so in its status."""
+    with Client(live_server) as client:
+        game = client.new_game("beginner")
+    proc = watch(live_server, cli_env, game.id, "--json")
+    try:
+        assert proc.stdout is not None and proc.stdout.readline()  # the snapshot: watching
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
 
 
 def test_watch_text_from_since(live_server: str, cli_env: dict[str, str]) -> None:

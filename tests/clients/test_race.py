@@ -196,6 +196,31 @@ def test_race_usage_and_refusals(
     assert len(unknown.stderr.strip().splitlines()) == 1
 
 
+def test_waiting_for_a_match_to_fill_says_who_is_seated_once(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    """The socket sends the match again after its auth: the line is said once anyway,
+    and again only when somebody else sits down."""
+    one, two = replicas
+    name, _ = register(one, cli_env)
+    with Client(two, timeout=30) as b:
+        alice = b.register(unique_name("alice"))
+        b.player_token = alice.token
+        match = b.new_match("race", "beginner", seats=3, rated=False)
+        t = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(t)
+        t.expect(f"2 seated \\({alice.player.name}, {name}\\)")
+        with pytest.raises(pexpect.TIMEOUT):
+            t.child.expect("seated", timeout=2)
+        with Client(one, timeout=30) as c:
+            carol = c.register(unique_name("carol"))
+            c.player_token = carol.token
+            c.join_match(match.id)
+        t.expect(r"starts in [123]")
+        t.send("\x03")
+        t.child.expect(pexpect.EOF)
+
+
 def test_match_joins_a_private_race_and_a_spectator_watches(
     replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal], tmp_path: Path,
 ) -> None:

@@ -547,8 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli = Cli(args)
     try:
         if args.command == "watch":
-            with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(cli.watch())
+            asyncio.run(cli.watch())
         elif args.command == "play":
             cli.play()
         elif args.command in ("race", "match"):

@@ -116,7 +116,9 @@ async def find_match(
 
 
 async def _started(client: AsyncClient, match_id: str, say: Say) -> MatchView:
-    """The match once it has left ``waiting``, saying who sat down meanwhile."""
+    """The match once it has left ``waiting``, saying who sat down meanwhile (once: the
+    socket sends the match again after its auth)."""
+    said = ""
     async for message in client.watch_match(match_id):
         if isinstance(message, Error):
             raise error_for(message.problem)
@@ -125,7 +127,10 @@ async def _started(client: AsyncClient, match_id: str, say: Say) -> MatchView:
             if match.status != "waiting":
                 return match
             names = ", ".join(s.player.name for s in match.seats)
-            say(f"{len(match.seats)} seated ({names}); the match starts when it is full")
+            line = f"{len(match.seats)} seated ({names}); the match starts when it is full"
+            if line != said:
+                say(line)
+                said = line
     raise ConnectionError(f"the socket of match {match_id} closed")
 
 
