@@ -221,6 +221,26 @@ def test_waiting_for_a_match_to_fill_says_who_is_seated_once(
         t.child.expect(pexpect.EOF)
 
 
+def test_a_coop_match_speaks_of_the_team_not_a_race(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    one, two = replicas
+    register(one, cli_env)
+    with Client(two, timeout=30) as b:
+        alice = b.register(unique_name("alice"))
+        b.player_token = alice.token
+        match = b.new_match("coop", "beginner", seats=2)
+        t = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(t)
+        t.expect(r"starts in [123]")
+        t.expect(r"time \d+   playing together")
+        t.expect("q q leave/quit")
+        t.send("q")
+        t.expect("q again leaves the game, the team plays on")
+        assert f"you left the game; the team plays on: minesweeper match {match.id}" in t.quit()
+        assert b.match(match.id).status == "playing"
+
+
 def test_match_joins_a_private_race_and_a_spectator_watches(
     replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal], tmp_path: Path,
 ) -> None:

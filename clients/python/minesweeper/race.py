@@ -47,6 +47,7 @@ T = TypeVar("T")
 Say = Callable[[str], None]
 
 RACE_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q resign/quit"
+COOP_HELP = "arrows/wasd move  space reveal  f flag  c chord  q q leave/quit"
 # Once the seat's race is over (cleared, lost, resigned, or the match ended).
 RACE_OVER_HELP = "arrows/wasd look around  q quit"
 POLL_S = 0.5  # how often a waiting seek is polled: polling also keeps it alive
@@ -158,6 +159,11 @@ class Racer(Player):
         self.offered_by: str | None = None
 
         self.interrupted = False
+
+    @property
+    def what(self) -> str:
+        """What the players play: a race, or (co-op) one game together."""
+        return "game" if self.match.mode == "coop" else "race"
 
     def interrupt(self) -> None:
         """Ctrl-C: leave the screen (the seat stays as it is)."""
@@ -304,7 +310,7 @@ class Racer(Player):
         elif self.match.status == "waiting":
             self.message = text.rematch_waiting(self.missing())
         else:
-            self.message = "your race is over: q to quit"
+            self.message = f"your {self.what} is over: q to quit"
         return True
 
     async def press(self, key: str) -> None:
@@ -312,7 +318,11 @@ class Racer(Player):
         waiting = self.match.status == "waiting"
         if quitting and self.racing() and not self.resigning:
             self.resigning = True
-            self.message = "q again resigns the race (anything else plays on)"
+            self.message = (
+                "q again leaves the game, the team plays on (anything else plays on)"
+                if self.match.mode == "coop" else
+                "q again resigns the race (anything else plays on)"
+            )
         elif quitting and self.racing():
             if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
                 self.done = True
@@ -338,7 +348,7 @@ class Racer(Player):
         seat = _seat(m, self.me)
         elapsed = self.elapsed_ms()
         if m.status == "finished":
-            state = "race over"
+            state = f"{self.what} over"
         elif m.status == "waiting":
             state = "rematch: waiting for the players"
         elif elapsed < 0:
@@ -346,7 +356,7 @@ class Racer(Player):
         elif seat is not None and seat.status != "playing":
             state = f"{seat.status}: waiting for the others"
         else:
-            state = "racing"
+            state = "playing together" if m.mode == "coop" else "racing"
         if m.status == "finished":
             seats = text.result_lines(m, self.me)
         elif m.status == "waiting" and self.previous is not None:
@@ -363,7 +373,8 @@ class Racer(Player):
         elif m.status == "waiting":
             keys = text.REMATCH_WAITING_KEYS
         else:
-            keys = RACE_HELP if self.racing() else RACE_OVER_HELP
+            playing = COOP_HELP if m.mode == "coop" else RACE_HELP
+            keys = playing if self.racing() else RACE_OVER_HELP
         return msgspec.structs.replace(
             super().scene(),
             view=v,
@@ -465,5 +476,6 @@ async def run(
             return "\n".join(text.result_lines(end, me))
         if end.status == "waiting" and racer.previous is not None:
             return "\n".join([*text.result_lines(racer.previous, me), text.rematch_left(end.id)])
-        return (f"you left the race; it goes on: minesweeper match {end.id} "
-                f"to watch it")
+        if end.mode == "coop":
+            return f"you left the game; the team plays on: minesweeper match {end.id} to watch it"
+        return f"you left the race; it goes on: minesweeper match {end.id} to watch it"
