@@ -23,14 +23,20 @@ export function statRows(g, { time = null, timeTerm = "Time" } = {}) {
   // A shared board's start (a daily board's, a match's) opened some 3BV for the player:
   // 3BV/s and efficiency leave it out, so the 3BV shown is the player's own too (the
   // note under the stats names the start's, see `givenWords`).
-  const given = givenBbbv(g);
   return [
     [timeTerm, time ?? formatTime(g.elapsedMs), "time"],
-    ["3BV", s.bbbv == null ? "—" : won ? String(s.bbbv - given) : `${Math.max(0, s.bbbv_done - given)} of ${s.bbbv - given}`, "bbbv"],
+    ["3BV", s.bbbv == null ? "—" : ownBbbv(g, won), "bbbv"],
     ["3BV/s", s.bbbv_per_second == null ? "—" : s.bbbv_per_second.toFixed(2), "bbbv-per-second"],
     ["Clicks", s.clicks ? String(s.clicks.total) : "—", "clicks"],
     ["Efficiency", s.efficiency == null ? "—" : `${Math.round(s.efficiency * 100)}%`, "efficiency"],
   ];
+}
+
+/** The player's own 3BV of a game with a board's 3BV (`s.bbbv`): "11", or "0 of 11". */
+export function ownBbbv(g, won) {
+  const s = g.stats;
+  const given = givenBbbv(g);
+  return won ? String(s.bbbv - given) : `${Math.max(0, s.bbbv_done - given)} of ${s.bbbv - given}`;
 }
 
 /** The 3BV a shared board's start opened for the player (0 when none). */

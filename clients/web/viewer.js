@@ -12,6 +12,7 @@ import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
 import { ReplayGame } from "./replay.js";
+import { ownBbbv } from "./result.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
 
@@ -246,7 +247,11 @@ export class ReplayViewer {
       won ? `Cleared ${boardName(g)} in ${formatTime(g.elapsedMs)}` : `Hit a mine after ${formatTime(g.elapsedMs)} on ${boardName(g)}`,
     ];
     if (g.noGuess) parts.push("no-guess board");
-    if (s.bbbv != null) parts.push(`3BV ${won ? s.bbbv : `${s.bbbv_done} of ${s.bbbv}`}`);
+    // The player's own 3BV, as the result counts it; the start's given 3BV apart.
+    if (s.bbbv != null) {
+      const given = Math.min(s.bbbv_given || 0, s.bbbv);
+      parts.push(`3BV ${ownBbbv(g, won)}${given ? ` (and ${given} opened at the start)` : ""}`);
+    }
     if (s.clicks) parts.push(plural(s.clicks.total, "click"));
     if (s.assisted) parts.push(`assisted (${plural(s.hints, "hint")})`);
     this.els.sub.textContent = `${parts.join(" · ")}.`;

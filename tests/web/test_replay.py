@@ -212,6 +212,9 @@ def test_a_daily_replay_starts_from_its_open_start_area(
     open_replay(ms, gid)
     expect_position(ms, 0, 1)
     assert replay_states(ms) == start
+    # The player's own 3BV, as the result counts it, and the start's apart.
+    expect(ms.page.locator("#replay-sub")).to_contain_text(re.compile(
+        r"3BV 0 of \d+ \(and [1-9]\d* opened at the start\)"))
     expect(ms.page.locator("#replay-move")).to_contain_text("its start area already open")
     ms.page.keyboard.press("End")
     expect(replay_cell(ms, *boom)).to_have_attribute("data-state", "X")
