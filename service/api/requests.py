@@ -106,11 +106,12 @@ def player_id_of(conn: HTTPConnection) -> str:
 def if_match(request: Request) -> int | None:
     """The version an ``If-Match`` header asks the game to be at."""
     given = header(request, b"if-match")
-    if given is None:
+    if given is None or given.strip() == "*":
+        # "*" asks only that the game exist (RFC 9110), which every move checks anyway.
         return None
     m = _IF_MATCH.fullmatch(given)
     if not m:
-        raise ApiError(400, "invalid_request", 'If-Match takes a game version, e.g. "7"')
+        raise ApiError(400, "invalid_request", 'If-Match takes a game version, e.g. "7", or *')
     return int(m.group(1))
 
 
