@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
+
+# How long a day's leaderboards are kept after the day: a year of them to look back on,
+# and a Redis that does not grow by a day's boards every day for ever.
+KEEP_DAYS = 366
 
 
 def today(now_ms: int) -> str:
@@ -19,6 +23,12 @@ def today(now_ms: int) -> str:
 def over(date: str, now_ms: int) -> bool:
     """Whether the day ``date`` (UTC) has ended: its board's games are everybody's to see."""
     return date < today(now_ms)
+
+
+def kept_until(day: str) -> int:
+    """When (ms) the leaderboards of the day ``day`` are dropped."""
+    end = datetime.combine(date.fromisoformat(day), time(), UTC) + timedelta(days=1 + KEEP_DAYS)
+    return int(end.timestamp() * 1000)
 
 
 def seed(secret: bytes, date: str, preset: str, no_guess: bool) -> int:

@@ -17,7 +17,7 @@ import msgspec
 from .. import engine, store, wire
 from ..store import Record
 from ..store.players import encode_recent, encode_tally
-from . import held, ratings, views
+from . import daily, held, ratings, views
 from .backends import Backends
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,8 @@ async def enter_leaderboard(b: Backends, game_id: str, record: Record, game: eng
         bbbv=game.bbbv,
     )
     board = store.board_name(game.preset, game.no_guess, record.daily, bot=record.bot)
-    await b.leaderboards.record(board, entry)
+    until = daily.kept_until(record.daily) if record.daily else None
+    await b.leaderboards.record(board, entry, until)
 
 
 async def publish_player(b: Backends, player_id: str, now: int) -> None:

@@ -45,12 +45,13 @@ class Leaderboards:
         self._record = redis.register_script(source("leaderboard.lua"))
         self._daily_secret: bytes | None = None
 
-    async def record(self, board: str, entry: Entry) -> int | None:
-        """Enter a win; its rank from 0, or None when it did not make the top."""
+    async def record(self, board: str, entry: Entry, until_ms: int | None = None) -> int | None:
+        """Enter a win; its rank from 0, or None when it did not make the top. A board
+        with ``until_ms`` (a day's) is dropped then."""
         with redis_errors():
             rank = await self._record(
                 keys=[keys.leaderboard_times(board), keys.leaderboard_entries(board)],
-                args=[entry.elapsed_ms, entry.game_id, _encode(entry), KEEP],
+                args=[entry.elapsed_ms, entry.game_id, _encode(entry), KEEP, until_ms or ""],
             )
         return None if rank is None else int(rank)
 

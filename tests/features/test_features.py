@@ -371,6 +371,16 @@ def test_the_daily_leaderboard_ranks_first_goes_only(
     ranked = [e for e in bots_board(http, "beginner", date=date) if e["player_id"] == bot.id]
     assert ranked == [entry]
     assert Api(http).player(bot)["stats"]["beginner"]["classic"]["won"] == 2
+    # A day's boards are kept for a year after the day, not for ever.
+    board = f"daily:{date}:beginner:classic:bots"
+    day_end = ms(f"{date}T00:00:00.000Z") + 24 * 3600 * 1000
+    store = redis.Redis.from_url(redis_url)
+    try:
+        for key in (keys.leaderboard_times(board), keys.leaderboard_entries(board)):
+            left = store.pttl(key)
+            assert abs(time.time() * 1000 + left - (day_end + 366 * 24 * 3600 * 1000)) < 60_000
+    finally:
+        store.close()
 
 
 def test_a_daily_board_keeps_its_mines_until_the_day_is_over(
