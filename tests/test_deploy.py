@@ -1070,6 +1070,69 @@ def test_redis_statefulset_keeps_an_aof_on_its_volume() -> None:
     assert pod_security["runAsNonRoot"] is True and pod_security["runAsUser"] != 0
 
 
+def size_in_bytes(value: str, units: dict[str, int]) -> int:
+    m = re.fullmatch(r"(\d+)([A-Za-z]*)", str(value).strip())
+    assert m, f"cannot read the size {value!r}"
+    unit = m[2] if m[2] in units else m[2].lower()
+    assert unit in units, f"cannot read the size {value!r}"
+    return int(m[1]) * units[unit]
+
+
+# maxmemory as Redis reads it (redis.conf: 1k = 1000 bytes, 1kb = 1024 bytes).
+REDIS_UNITS = {"": 1, "k": 10**3, "kb": 2**10, "m": 10**6, "mb": 2**20, "g": 10**9, "gb": 2**30}
+# A Kubernetes quantity, whose case matters (1M is a megabyte, 1m a thousandth of a byte),
+# and a Compose size (b, k, m, g: powers of 1024).
+K8S_UNITS = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "k": 10**3, "M": 10**6, "G": 10**9}
+COMPOSE_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30,
+                 "gb": 2**30}
+
+
+def redis_memory() -> dict[str, tuple[int, int]]:
+    """(maxmemory, the container's memory limit) of each Redis the deploy files run."""
+    container = redis_statefulset()["spec"]["template"]["spec"]["containers"][0]
+    redis = compose()["services"]["redis"]
+    compose_limit = redis.get("mem_limit") or (
+        redis.get("deploy", {}).get("resources", {}).get("limits", {}).get("memory")
+    )
+    assert compose_limit, "compose.yaml's Redis has no memory limit"
+    return {
+        "StatefulSet": (
+            size_in_bytes(redis_options(container["args"])["maxmemory"], REDIS_UNITS),
+            size_in_bytes(container["resources"]["limits"]["memory"], K8S_UNITS),
+        ),
+        "compose.yaml": (
+            size_in_bytes(redis_options(redis["command"]).get("maxmemory", "0"), REDIS_UNITS),
+            size_in_bytes(compose_limit, COMPOSE_UNITS),
+        ),
+    }
+
+
+@pytest.mark.parametrize("where", ["StatefulSet", "compose.yaml"])
+def test_redis_memory_limit_leaves_room_for_a_fork(where: str) -> None:
+    maxmemory, limit = redis_memory()[where]
+    # Without maxmemory, noeviction never refuses a write and Redis grows into the OOM killer.
+    assert maxmemory > 0, "no maxmemory"
+    # BGSAVE and AOF rewrites fork; under writes the pages changed meanwhile are copied, so
+    # the container needs room well beyond maxmemory or it is killed in the middle of one.
+    assert limit >= 1.5 * maxmemory, f"limit {limit} is under 1.5 x maxmemory {maxmemory}"
+
+
+def test_redis_memory_units_are_read_as_their_tools_read_them() -> None:
+    assert size_in_bytes("768mb", REDIS_UNITS) == 768 * 2**20
+    assert size_in_bytes("1g", REDIS_UNITS) == 10**9
+    assert size_in_bytes("1Gi", K8S_UNITS) == 2**30
+    with pytest.raises(AssertionError):
+        size_in_bytes("1536m", K8S_UNITS)
+    assert size_in_bytes("1536m", COMPOSE_UNITS) == 1536 * 2**20
+
+
+def test_restore_pod_has_the_memory_of_the_redis_it_stands_in_for() -> None:
+    # It loads the same data and rewrites the AOF from it.
+    pod = k8s_object("Pod", "redis-restore")["spec"]["containers"][0]
+    limit = size_in_bytes(pod["resources"]["limits"]["memory"], K8S_UNITS)
+    assert limit >= redis_memory()["StatefulSet"][1]
+
+
 def test_redis_url_points_at_the_statefulset_through_its_headless_service() -> None:
     sts = redis_statefulset()
     service = k8s_object("Service", sts["spec"]["serviceName"])
