@@ -68,7 +68,10 @@ RUNTIME_ENV = re.compile(r"PATH|PYTHON[A-Z_]*|PIP_[A-Z_]*")
 # The oldest and a recent Kubernetes minor that kubernetes-validate ships schemas for.
 K8S_VERSIONS = ("1.30.0", "1.34.0")
 # In the tree and validated, but applied by hand rather than through a kustomization.
-K8S_OPTIONAL = {"app/ingress.yaml", "app/networkpolicy.yaml", "redis/restore-pod.yaml"}
+K8S_OPTIONAL = {"redis/restore-pod.yaml"}
+# Kustomize components that a kustomization names in comments, for an operator to turn on:
+# the component's directory under deploy/k8s -> the kustomization that would list it.
+K8S_COMPONENTS = {"app/ingress": "app"}
 
 API_LABELS = {"app.kubernetes.io/name": "minesweeper", "app.kubernetes.io/component": "api"}
 
@@ -318,10 +321,15 @@ def deploy_settings() -> dict[str, dict[str, str]]:
         },
         "compose.yaml": resolved(compose_env(compose()["services"]["api"])),
         "ConfigMap": dict(k8s_object("ConfigMap", "minesweeper-config")["data"]),
+        "ConfigMap with the ingress": dict(
+            built_object(kustomize(K8S, optional=True), "ConfigMap", "minesweeper-config")["data"]
+        ),
     }
 
 
-@pytest.mark.parametrize("where", ["Dockerfile", "compose.yaml", "ConfigMap"])
+@pytest.mark.parametrize(
+    "where", ["Dockerfile", "compose.yaml", "ConfigMap", "ConfigMap with the ingress"]
+)
 def test_the_service_accepts_every_value_the_deploy_files_set(where: str) -> None:
     env = deploy_settings()[where]
     assert env
@@ -618,6 +626,42 @@ def nginx_seconds(value: str) -> float:
     return total
 
 
+def nginx_location(uri: str) -> list[dict[str, Any]]:
+    """The block of the location nginx picks for ``uri``: an exact match (``=``) first, else
+    the longest prefix. The config has no regular-expression locations, which this skips."""
+    server = one(one(nginx_config(), "http")["block"], "server")["block"]
+    exact, prefixes = {}, {}
+    for location in directives(server, "location"):
+        match location["args"]:
+            case ["=", path]:
+                exact[path] = location["block"]
+            case [path] if not path.startswith(("~", "@")):
+                prefixes[path] = location["block"]
+            case args:
+                raise AssertionError(f"location {args} is not modelled here")
+    if uri in exact:
+        return list(exact[uri])
+    longest = max((p for p in prefixes if uri.startswith(p)), key=len)
+    return list(prefixes[longest])
+
+
+def nginx_serves(uri: str, client: str) -> bool:
+    """Whether nginx passes ``client``'s request for ``uri`` on to the replicas: its location's
+    allow and deny rules admit the client (the first that matches decides), it returns no
+    error of its own, and it proxies."""
+    block = nginx_location(uri)
+    for rule in block:
+        if rule["directive"] in ("allow", "deny"):
+            (target,) = rule["args"]
+            if target == "all" or ipaddress.ip_address(client) in ipaddress.ip_network(target):
+                if rule["directive"] == "deny":
+                    return False
+                break
+    if any(d["directive"] == "return" and int(d["args"][0]) >= 400 for d in block):
+        return False
+    return bool(directives(block, "proxy_pass"))
+
+
 def nginx_listen_port() -> str:
     http = one(nginx_config(), "http")["block"]
     return str(one(one(http, "server")["block"], "listen")["args"][0])
@@ -647,13 +691,14 @@ def test_nginx_balances_over_the_api_replicas() -> None:
         # Re-resolving the name is what finds every replica; nginx needs both of these for it.
         assert directives(upstream["block"], "zone"), "resolve needs a shared zone"
         assert directives(http, "resolver"), "resolve needs a resolver"
-    location = one(one(http, "server")["block"], "location")
-    assert one(location["block"], "proxy_pass")["args"] == [f"http://{upstream['args'][0]}"]
+    for uri in ("/", "/healthz"):
+        location = nginx_location(uri)
+        assert one(location, "proxy_pass")["args"] == [f"http://{upstream['args'][0]}"]
 
 
 def test_nginx_passes_websocket_upgrades() -> None:
     http = one(nginx_config(), "http")["block"]
-    location = one(one(http, "server")["block"], "location")["block"]
+    location = nginx_location("/games/abc/events")
     assert one(location, "proxy_http_version")["args"] == ["1.1"]
     headers = {d["args"][0].lower(): d["args"][1] for d in directives(location, "proxy_set_header")}
     assert headers["upgrade"] == "$http_upgrade"
@@ -671,27 +716,143 @@ def test_nginx_passes_websocket_upgrades() -> None:
     assert "x-forwarded-for" in headers
 
 
+# The service's endpoints for operators: probes and Prometheus reach the replicas directly.
+OPERATOR_PATHS = ("/metrics", "/readyz", "/healthz")
+# What players use: the web client, the API, its sockets and its description.
+PUBLIC_PATHS = ("/", "/index.html", "/games", "/games/abc/events", "/players/me",
+                "/leaderboards/expert", "/openapi.yaml", "/metricsx", "/healthz/x")
+A_CLIENT = "203.0.113.7"
+
+
+def test_nginx_keeps_the_operators_endpoints_from_the_public() -> None:
+    for path in OPERATOR_PATHS:
+        assert not nginx_serves(path, A_CLIENT), f"nginx serves {path} to anyone"
+    for path in PUBLIC_PATHS:
+        assert nginx_serves(path, A_CLIENT), f"nginx does not serve {path}"
+
+
+def test_compose_health_check_of_nginx_still_reaches_a_replica() -> None:
+    # The lb's own check runs inside its container, so it comes from loopback.
+    check = " ".join(compose()["services"]["lb"]["healthcheck"]["test"])
+    found = re.search(r"http://\S+", check)
+    assert found, check
+    url = urlsplit(found[0])
+    assert url.hostname and url.path in OPERATOR_PATHS
+    assert nginx_serves(url.path, url.hostname)
+    assert one(nginx_location(url.path), "proxy_pass")["args"] == ["http://api"]
+
+
 # --------------------------------------------------------------------------- Kubernetes
 
 
-def kustomization_files() -> dict[Path, list[Path]]:
-    """Each kustomization reachable from deploy/k8s and the files and directories it lists."""
+def turned_on(text: str) -> str:
+    """A kustomization with its commented-out components turned on, the way its comments tell
+    an operator to: the ``# components:`` line and the entries under it uncommented."""
+
+    def uncomment(m: re.Match[str]) -> str:
+        return re.sub(r"^# ", "", m[0], flags=re.M)
+
+    return re.sub(r"^# components:\n(?:#   - \S+\n)+", uncomment, text, flags=re.M)
+
+
+def kustomization(directory: Path, *, optional: bool = False) -> dict[str, Any]:
+    text = (directory / "kustomization.yaml").read_text()
+    doc = yaml.safe_load(turned_on(text) if optional else text)
+    if doc["kind"] == "Component":
+        assert doc["apiVersion"] == "kustomize.config.k8s.io/v1alpha1"
+    else:
+        assert doc["apiVersion"] == "kustomize.config.k8s.io/v1beta1"
+        assert doc["kind"] == "Kustomization"
+    return dict(doc)
+
+
+def kustomization_files(*, optional: bool = False) -> dict[Path, list[Path]]:
+    """Each kustomization and component reachable from deploy/k8s (with the optional
+    components turned on or not) and the files and directories it lists."""
     out: dict[Path, list[Path]] = {}
     todo = [K8S]
     while todo:
         directory = todo.pop()
-        doc = load_yaml(directory / "kustomization.yaml")[0]
-        assert doc["apiVersion"] == "kustomize.config.k8s.io/v1beta1"
-        assert doc["kind"] == "Kustomization"
-        listed = [(directory / r).resolve() for r in doc["resources"]]
-        out[directory] = listed
-        todo += [p for p in listed if p.is_dir()]
+        doc = kustomization(directory, optional=optional)
+        listed = [(directory / r).resolve() for r in doc.get("resources", [])]
+        components = [(directory / c).resolve() for c in doc.get("components", [])]
+        out[directory] = listed + components
+        todo += [p for p in listed + components if p.is_dir()]
     return out
+
+
+def merged(into: dict[str, Any], patch: dict[str, Any]) -> None:
+    """A strategic-merge patch of maps, as kustomize applies one (lists are not merged)."""
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merged(into[key], value)
+        else:
+            into[key] = value
+
+
+def kustomize(
+    directory: Path, *, optional: bool = False, into: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The objects ``kubectl kustomize`` builds from ``directory``, for what these
+    kustomizations use: resources, components, inline strategic-merge patches and image
+    tags. Anything else fails here rather than being skipped. A component adds to and
+    patches the objects of the kustomization that lists it (``into``)."""
+    doc = kustomization(directory, optional=optional)
+    unknown = doc.keys() - {"apiVersion", "kind", "resources", "components", "patches", "images"}
+    assert not unknown, f"{directory}: {unknown} is not modelled here"
+    assert (doc["kind"] == "Component") == (into is not None), directory
+    objects: list[dict[str, Any]] = [] if into is None else into
+    for entry in doc.get("resources", []):
+        path = (directory / entry).resolve()
+        objects += kustomize(path, optional=optional) if path.is_dir() else load_yaml(path)
+    for entry in doc.get("components", []):
+        kustomize((directory / entry).resolve(), optional=optional, into=objects)
+    for patch in doc.get("patches", []):
+        assert patch.keys() == {"patch"}, "only inline patches are modelled here"
+        body = yaml.safe_load(patch["patch"])
+        target = built_object(objects, body["kind"], body["metadata"]["name"])
+        merged(target, body)
+    for image in doc.get("images", []):
+        for obj in objects:
+            for container in obj.get("spec", {}).get("template", {}).get("spec", {}).get(
+                "containers", []
+            ):
+                if container["image"] == image["name"]:
+                    container["image"] = f"{image.get('newName', image['name'])}:{image['newTag']}"
+    return objects
+
+
+def built_object(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    found = [o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name]
+    assert len(found) == 1, f"expected one {kind} {name}, found {len(found)}"
+    return found[0]
+
+
+@pytest.mark.parametrize("optional", [False, True], ids=["default", "with the ingress"])
+def test_kustomize_model_builds_what_kubectl_builds(tmp_path: Path, optional: bool) -> None:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed")
+    copy = tmp_path / "k8s"
+    shutil.copytree(K8S, copy)
+    if optional:
+        for path in copy.rglob("kustomization.yaml"):
+            path.write_text(turned_on(path.read_text()))
+    result = subprocess.run(
+        [kubectl, "kustomize", str(copy)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+
+    def key(o: dict[str, Any]) -> tuple[str, str]:
+        return o["kind"], o["metadata"]["name"]
+
+    built = sorted(yaml.safe_load_all(result.stdout), key=key)
+    assert built == sorted(kustomize(K8S, optional=optional), key=key)
 
 
 def test_kustomizations_list_every_manifest_once() -> None:
     listed: list[Path] = []
-    for directory, resources in kustomization_files().items():
+    for directory, resources in kustomization_files(optional=True).items():
         for path in resources:
             assert path.exists(), f"{directory}/kustomization.yaml lists missing {path}"
             assert K8S in path.parents, path
@@ -703,6 +864,12 @@ def test_kustomizations_list_every_manifest_once() -> None:
     names = {str(p.relative_to(K8S)) for p in listed}
     assert names | K8S_OPTIONAL == set(k8s_manifests())
     assert not names & K8S_OPTIONAL
+    # Each component is offered, commented out, by the kustomization it belongs to, and by
+    # no other means: the default install leaves it out.
+    default = kustomization_files()
+    for component, parent in K8S_COMPONENTS.items():
+        assert (K8S / component).resolve() in kustomization_files(optional=True)[K8S / parent]
+        assert all((K8S / component).resolve() not in listed for listed in default.values())
 
 
 def test_kustomization_image_entry_names_the_deployments_image() -> None:
@@ -824,13 +991,61 @@ def test_pdb_keeps_an_api_pod_through_drains() -> None:
 
 
 def test_ingress_routes_to_the_service_with_long_timeouts() -> None:
-    ingress = k8s_object("Ingress")
+    ingress = k8s_object("Ingress", "minesweeper")
     service = k8s_object("Service", "minesweeper-api")
     backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend["name"] == service["metadata"]["name"]
     assert backend["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
     timeout = ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-read-timeout"]
     assert int(timeout) >= 600
+
+
+def ingress_route(
+    ingresses: list[dict[str, Any]], host: str, uri: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The Ingress and path ingress-nginx picks for a request to ``host``: an Exact path equal
+    to ``uri``, else the longest Prefix path that ends at a segment boundary of it."""
+    exact, prefix = [], []
+    for ingress in ingresses:
+        for rule in ingress["spec"]["rules"]:
+            if rule.get("host", host) != host:
+                continue
+            for path in rule["http"]["paths"]:
+                kind, p = path["pathType"], path["path"]
+                assert kind in ("Exact", "Prefix"), f"{kind} paths are not modelled here"
+                if kind == "Exact" and p == uri:
+                    exact.append((ingress, path))
+                trimmed = p.rstrip("/")
+                if kind == "Prefix" and (uri == trimmed or uri.startswith(trimmed + "/")):
+                    prefix.append((ingress, path))
+    if exact:
+        assert len(exact) == 1, f"{uri} is routed twice"
+        return exact[0]
+    return max(prefix, key=lambda found: len(found[1]["path"]), default=None)
+
+
+def ingress_turns_everyone_away(ingress: dict[str, Any]) -> bool:
+    """Whether ingress-nginx answers 403 to every client on the Ingress's paths."""
+    annotations = ingress["metadata"].get("annotations", {})
+    denied = annotations.get("nginx.ingress.kubernetes.io/denylist-source-range", "")
+    networks = {ipaddress.ip_network(n.strip()) for n in denied.split(",") if n.strip()}
+    return {ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0")} <= networks
+
+
+def test_ingress_keeps_the_operators_endpoints_from_the_public() -> None:
+    objects = kustomize(K8S, optional=True)
+    ingresses = [o for o in objects if o["kind"] == "Ingress"]
+    public = built_object(objects, "Ingress", "minesweeper")
+    service = k8s_object("Service", "minesweeper-api")["metadata"]["name"]
+    for rule in public["spec"]["rules"]:
+        host = rule["host"]
+        for path in OPERATOR_PATHS:
+            found = ingress_route(ingresses, host, path)
+            assert found and ingress_turns_everyone_away(found[0]), f"{host}{path} is public"
+        for path in PUBLIC_PATHS:
+            found = ingress_route(ingresses, host, path)
+            assert found and not ingress_turns_everyone_away(found[0]), f"{host}{path}"
+            assert found[1]["backend"]["service"]["name"] == service
 
 
 def redis_statefulset() -> dict[str, Any]:
@@ -853,6 +1068,69 @@ def test_redis_statefulset_keeps_an_aof_on_its_volume() -> None:
     assert "memory" in container["resources"]["limits"]
     pod_security = sts["spec"]["template"]["spec"]["securityContext"]
     assert pod_security["runAsNonRoot"] is True and pod_security["runAsUser"] != 0
+
+
+def size_in_bytes(value: str, units: dict[str, int]) -> int:
+    m = re.fullmatch(r"(\d+)([A-Za-z]*)", str(value).strip())
+    assert m, f"cannot read the size {value!r}"
+    unit = m[2] if m[2] in units else m[2].lower()
+    assert unit in units, f"cannot read the size {value!r}"
+    return int(m[1]) * units[unit]
+
+
+# maxmemory as Redis reads it (redis.conf: 1k = 1000 bytes, 1kb = 1024 bytes).
+REDIS_UNITS = {"": 1, "k": 10**3, "kb": 2**10, "m": 10**6, "mb": 2**20, "g": 10**9, "gb": 2**30}
+# A Kubernetes quantity, whose case matters (1M is a megabyte, 1m a thousandth of a byte),
+# and a Compose size (b, k, m, g: powers of 1024).
+K8S_UNITS = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "k": 10**3, "M": 10**6, "G": 10**9}
+COMPOSE_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30,
+                 "gb": 2**30}
+
+
+def redis_memory() -> dict[str, tuple[int, int]]:
+    """(maxmemory, the container's memory limit) of each Redis the deploy files run."""
+    container = redis_statefulset()["spec"]["template"]["spec"]["containers"][0]
+    redis = compose()["services"]["redis"]
+    compose_limit = redis.get("mem_limit") or (
+        redis.get("deploy", {}).get("resources", {}).get("limits", {}).get("memory")
+    )
+    assert compose_limit, "compose.yaml's Redis has no memory limit"
+    return {
+        "StatefulSet": (
+            size_in_bytes(redis_options(container["args"])["maxmemory"], REDIS_UNITS),
+            size_in_bytes(container["resources"]["limits"]["memory"], K8S_UNITS),
+        ),
+        "compose.yaml": (
+            size_in_bytes(redis_options(redis["command"]).get("maxmemory", "0"), REDIS_UNITS),
+            size_in_bytes(compose_limit, COMPOSE_UNITS),
+        ),
+    }
+
+
+@pytest.mark.parametrize("where", ["StatefulSet", "compose.yaml"])
+def test_redis_memory_limit_leaves_room_for_a_fork(where: str) -> None:
+    maxmemory, limit = redis_memory()[where]
+    # Without maxmemory, noeviction never refuses a write and Redis grows into the OOM killer.
+    assert maxmemory > 0, "no maxmemory"
+    # BGSAVE and AOF rewrites fork; under writes the pages changed meanwhile are copied, so
+    # the container needs room well beyond maxmemory or it is killed in the middle of one.
+    assert limit >= 1.5 * maxmemory, f"limit {limit} is under 1.5 x maxmemory {maxmemory}"
+
+
+def test_redis_memory_units_are_read_as_their_tools_read_them() -> None:
+    assert size_in_bytes("768mb", REDIS_UNITS) == 768 * 2**20
+    assert size_in_bytes("1g", REDIS_UNITS) == 10**9
+    assert size_in_bytes("1Gi", K8S_UNITS) == 2**30
+    with pytest.raises(AssertionError):
+        size_in_bytes("1536m", K8S_UNITS)
+    assert size_in_bytes("1536m", COMPOSE_UNITS) == 1536 * 2**20
+
+
+def test_restore_pod_has_the_memory_of_the_redis_it_stands_in_for() -> None:
+    # It loads the same data and rewrites the AOF from it.
+    pod = k8s_object("Pod", "redis-restore")["spec"]["containers"][0]
+    limit = size_in_bytes(pod["resources"]["limits"]["memory"], K8S_UNITS)
+    assert limit >= redis_memory()["StatefulSet"][1]
 
 
 def test_redis_url_points_at_the_statefulset_through_its_headless_service() -> None:
@@ -913,12 +1191,30 @@ def test_compose_replicas_believe_forwarded_headers_from_nginx_only() -> None:
     assert "ports" not in api
 
 
-def test_kubernetes_believes_forwarded_headers_from_the_pod_network_only() -> None:
-    ranges = trusted(deploy_settings()["ConfigMap"])
+@pytest.mark.parametrize("root", ["", "app"], ids=["deploy/k8s", "deploy/k8s/app"])
+@pytest.mark.parametrize("optional", [False, True], ids=["default", "with the ingress"])
+def test_kubernetes_believes_forwarded_headers_only_behind_the_network_policy(
+    root: str, optional: bool
+) -> None:
+    objects = kustomize(K8S / root, optional=optional)
+    ranges = trusted(built_object(objects, "ConfigMap", "minesweeper-config")["data"])
+    policies = [
+        o for o in objects
+        if o["kind"] == "NetworkPolicy" and matches(o["spec"]["podSelector"]["matchLabels"],
+                                                    API_LABELS)
+    ]
+    # Any pod of a trusted range could claim any client address, unless a policy keeps
+    # every pod but the ingress controller's from the API.
+    assert policies or not ranges, "forwarded headers believed with no NetworkPolicy"
+    if not optional:
+        # The default install has no proxy in front, so no header is believed.
+        assert ranges == [] and not policies
+        assert not [o for o in objects if o["kind"] == "Ingress"]
+        return
     # Inside the cluster only: never an address a client on the internet could have.
     assert ranges and all(r.is_private and not r.is_loopback and r.prefixlen >= 8 for r in ranges)
-    # The optional policy lets only the ingress controller reach the API's port.
-    policy = k8s_object("NetworkPolicy", "minesweeper-api")
+    # The policy lets only the ingress controller reach the API's port.
+    (policy,) = policies
     assert policy["spec"]["podSelector"]["matchLabels"] == API_LABELS
     assert policy["spec"]["policyTypes"] == ["Ingress"]
     (rule,) = policy["spec"]["ingress"]
@@ -934,8 +1230,7 @@ def test_the_image_believes_no_forwarded_header_but_from_loopback() -> None:
 def test_nginx_appends_its_peer_to_x_forwarded_for() -> None:
     # The service reads the header from the right, skipping trusted proxies: the entry
     # nginx appends is the one it believes, whatever the client wrote before it.
-    http = one(nginx_config(), "http")["block"]
-    location = one(one(http, "server")["block"], "location")["block"]
+    location = nginx_location("/games")
     headers = {d["args"][0].lower(): d["args"][1] for d in directives(location, "proxy_set_header")}
     assert headers["x-forwarded-for"] == "$proxy_add_x_forwarded_for"
 
