@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.support import Box, require_chromium
+from tests.web.support import Api, Box, require_chromium
 
 require_chromium()
 
@@ -109,3 +109,29 @@ def test_an_expert_board_shows_many_rows_in_a_short_window(
     finally:
         ctx.close()
 
+
+def test_the_paused_card_is_read_whole_over_a_low_board(api: Api, ms: Minesweeper) -> None:
+    """A board three rows high is lower than the paused card: paused, the card's title and
+    its Resume button are whole on the screen, neither cut off by the board's edge."""
+    game, token = api.create(width=16, height=3, mines=4, seed=5)
+    ms.play(game["id"], token)
+    ms.cell(0, 0).click()
+    expect(ms.page.locator("#frame")).to_have_attribute("data-status", "playing")
+    ms.page.locator("#pause").click()
+    cover = ms.page.locator("#paused")
+    expect(cover).to_be_visible()
+    area = ms.page.locator("#board-area").bounding_box()
+    assert area and area["height"] < 160, area
+    for part in (ms.page.locator("#paused-title"), ms.page.get_by_role("button", name="Resume (P)")):
+        box = part.bounding_box()
+        assert box and box["height"] > 10, box
+        # What is at each corner of it, on the screen, is the part itself: nothing clips it.
+        for fx, fy in ((0.1, 0.15), (0.9, 0.15), (0.1, 0.85), (0.9, 0.85)):
+            hit = part.evaluate(
+                "(e, [fx, fy]) => { const r = e.getBoundingClientRect();"
+                " const at = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);"
+                " return Boolean(at && (at === e || e.contains(at))); }",
+                [fx, fy],
+            )
+            assert hit, (part, fx, fy, box, area)
+    assert not ms.errors
