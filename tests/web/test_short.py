@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.support import Api, Box, require_chromium
+from tests.web.support import Api, Box, mine_layout, require_chromium
 
 require_chromium()
 
@@ -135,3 +135,41 @@ def test_the_paused_card_is_read_whole_over_a_low_board(api: Api, ms: Minesweepe
             )
             assert hit, (part, fx, fy, box, area)
     assert not ms.errors
+
+
+@pytest.mark.parametrize("name", ["740x360", "zoom200"])
+def test_the_result_of_a_game_comes_into_view_in_a_short_window(
+    browser: Browser, live_server: str, api: Api, name: str
+) -> None:
+    """A mine hit in a short window: the page scrolls to what it says about it, the title
+    and Play again both in the window."""
+    options = SIDEWAYS[name]
+    size = window(options)
+    settings = {"preset": "beginner", "seed": 21}
+    mines = mine_layout(api, settings, (0, 0))
+    game, token = api.create(**settings)
+    ctx = browser.new_context(**options)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.play(game["id"], token)
+        settle(ms)
+        tap = options.get("has_touch", False)
+        (ms.cell(0, 0).tap if tap else ms.cell(0, 0).click)()
+        ms.expect_opened(0, 0)
+        x, y = sorted(mines)[0]
+        ms.cell(x, y).scroll_into_view_if_needed()
+        (ms.cell(x, y).tap if tap else ms.cell(x, y).click)()
+        expect(ms.page.locator("#frame")).to_have_attribute("data-status", "lost")
+        title = ms.page.locator("#result-title")
+        expect(title).to_have_text("Boom! You hit a mine.")
+        again = ms.page.get_by_role("button", name="Play again")
+        for part in (title, again):
+            ms.page.wait_for_function(
+                "e => { const r = e.getBoundingClientRect(); return r.top >= 0 &&"
+                " r.bottom <= document.documentElement.clientHeight && r.height > 0; }",
+                arg=part.element_handle(),
+            )
+            assert_in_window(part, size)
+        assert not ms.errors
+    finally:
+        ctx.close()
