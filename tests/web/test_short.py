@@ -122,14 +122,16 @@ def test_the_paused_card_is_read_whole_over_a_low_board(api: Api, ms: Minesweepe
     expect(cover).to_be_visible()
     area = ms.page.locator("#board-area").bounding_box()
     assert area and area["height"] < 160, area
-    for part in (ms.page.locator("#paused-title"), ms.page.get_by_role("button", name="Resume (P)")):
+    resume = ms.page.get_by_role("button", name="Resume (P)")
+    for part in (ms.page.locator("#paused-title"), resume):
         box = part.bounding_box()
         assert box and box["height"] > 10, box
         # What is at each corner of it, on the screen, is the part itself: nothing clips it.
         for fx, fy in ((0.1, 0.15), (0.9, 0.15), (0.1, 0.85), (0.9, 0.85)):
             hit = part.evaluate(
                 "(e, [fx, fy]) => { const r = e.getBoundingClientRect();"
-                " const at = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);"
+                " const at = document.elementFromPoint(r.left + fx * r.width,"
+                " r.top + fy * r.height);"
                 " return Boolean(at && (at === e || e.contains(at))); }",
                 [fx, fy],
             )
