@@ -66,21 +66,42 @@ export function roomFor(area, section) {
   };
   const main = section.parentElement;
   const frame = area.closest(".frame") ?? area;
-  const mainWidth = main.clientWidth - sum(main, "paddingLeft", "paddingRight");
-  const chromeX = sum(area, "borderLeftWidth", "borderRightWidth")
+  const sectionStyle = getComputedStyle(section);
+  // A short window sets what follows the frame beside it, in a column this wide.
+  const beside = parseFloat(sectionStyle.getPropertyValue("--beside")) || 0;
+  const mainWidth = main.clientWidth - sum(main, "paddingLeft", "paddingRight")
+    - (beside ? beside + (parseFloat(sectionStyle.columnGap) || 0) : 0);
+  const areaBox = area.getBoundingClientRect();
+  // The counters stand beside the board in a short window: their column is not the board's.
+  const panel = frame === area ? null : frame.querySelector(":scope > .panel");
+  const panelBox = panel?.getBoundingClientRect();
+  const panelBeside = panelBox && panelBox.width > 0 && panelBox.right <= areaBox.left + 1
+    ? panelBox.width + sum(panel, "marginLeft", "marginRight") : 0;
+  const chromeX = sum(area, "borderLeftWidth", "borderRightWidth") + panelBeside
     + (frame === area ? 0 : sum(frame, "paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"));
   const chromeY = sum(area, "borderTopWidth", "borderBottomWidth");
-  const areaBox = area.getBoundingClientRect();
   const top = areaBox.top + scrollY;
-  // What follows the section in the page (help, the page's padding) may stay out of view.
-  const below = section.getBoundingClientRect().bottom - areaBox.bottom;
+  // What follows the section in the page (help, the page's padding) may stay out of view;
+  // what stands beside the frame takes none of its height.
+  // The frame's end: under its last part (the counters beside the board may reach lower).
+  const frameEnd = frame === area ? areaBox.bottom
+    : frame.lastElementChild.getBoundingClientRect().bottom + sum(frame, "paddingBottom", "borderBottomWidth");
+  const end = beside ? frameEnd : section.getBoundingClientRect().bottom;
+  const below = end - areaBox.bottom;
   const windowHeight = document.documentElement.clientHeight;
   const counters = areaBox.top - frame.getBoundingClientRect().top;
+  // In a short window the page may scroll to the frame, and what is under it out of view.
+  const under = shortWindow() ? frameEnd - areaBox.bottom : below;
   return {
     width: Math.max(60, Math.min(mainWidth, 1600) - chromeX),
     height: Math.max(90, windowHeight - top - below - chromeY),
-    tallest: Math.max(90, windowHeight - counters - below - chromeY),
+    tallest: Math.max(90, windowHeight - counters - under - chromeY),
   };
+}
+
+/** Whether the window is short (a phone held sideways, a page zoomed far in: style.css). */
+export function shortWindow() {
+  return matchMedia("(max-height: 500px)").matches;
 }
 
 function scrollbarSize() {

@@ -119,6 +119,13 @@ export class ResultPanel {
       this.api.getGame(c.id).then((view) => c.session.offerView(view)).catch(() => {});
     }
     this.render(c);
+    if (fresh && !c.match && !this.root.hidden) {
+      // In a short window the result may be under the board: the page brings it into view
+      // once the board has made room for it (at the next frames).
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        if (this.shown?.c === c && !this.root.hidden) this.root.scrollIntoView({ block: "nearest" });
+      }));
+    }
     if (fresh) {
       const time = formatTime(g.elapsedMs);
       const mine = c.mode === "play";

@@ -14,7 +14,7 @@
 // can tell they are stale (`c !== screen.current`):
 //   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting }
 
-import { coarsePointer, MIN_END_CELL, roomFor } from "./boardview.js";
+import { coarsePointer, MIN_END_CELL, minPlayableCell, roomFor, shortWindow } from "./boardview.js";
 import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
@@ -23,6 +23,9 @@ import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
 export const GAME_ID = /^[0-9a-f]{32}$/;
+
+// Fewer rows than this left under a short window's header: the board takes the window's height.
+const SHORT_ROWS = 5;
 
 const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available" };
 
@@ -364,9 +367,13 @@ export class Screen {
     const c = this.current;
     if (!c || !this.visible) return;
     const room = roomFor(this.els.area, this.els.game);
-    // A match's seats above the board may leave it little room on a phone: its board may
-    // take the window's height (the page scrolls to it) when it fits there whole.
-    if (!c.match) room.tallest = 0;
+    // A match's seats above the board may leave it little room on a phone, as a short
+    // window's header may: its board may take the window's height (the page scrolls to
+    // it) when it fits there whole; and when what is left of the window is under a few
+    // rows, the board takes the window's height whatever its size.
+    const short = shortWindow();
+    if (!c.match && !short) room.tallest = 0;
+    if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
     const last = this.room;
     if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
     this.room = room;
@@ -377,6 +384,8 @@ export class Screen {
     const waiting = c.match && document.body.dataset.match === "playing";
     const least = c.game.finished && (!c.match || waiting) ? MIN_END_CELL : undefined;
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
+    // The page scrolls to a board fitted to the window's height.
+    if (short && force) this.els.frame.scrollIntoView({ block: "nearest" });
   }
 
   /**
