@@ -79,6 +79,25 @@ class AccessLine(msgspec.Struct):
     client: str
 
 
+class SocketLine(msgspec.Struct):
+    """A WebSocket's access log line, written when it closed: the fields of a request's,
+    and the route (a template, without ids), the close code, who closed it (``server``
+    or ``client``) and the server's reason."""
+
+    time: str
+    level: str
+    logger: str
+    message: str
+    request_id: str
+    status: int
+    ms: float
+    client: str
+    route: str
+    code: int
+    closed_by: str
+    reason: str
+
+
 ACCESS_LOGGER = "service.access"
 # A batch waits this long for more lines: a busy server writes a few a second, not
 # one per request, and a quiet one still shows each line at once to a person.
@@ -112,6 +131,25 @@ class AccessLog:
             message=f"{method} {path} {status}", request_id=rid, status=status,
             ms=round(seconds * 1000, 2), client=client,
         )))
+        self._lines.append(b"\n")
+
+    def record_socket(
+        self, route: str, status: int, code: int, reason: str, closed_by: str,
+        seconds: float, client: str, rid: str,
+    ) -> None:
+        """A socket's line, as it closed: ``status`` 101 when it was accepted, 403 when
+        it was refused."""
+        self._add(SocketLine(
+            time=timestamp(time.time_ns() // 1_000_000), level="info", logger=ACCESS_LOGGER,
+            message=f"WEBSOCKET {route} {code}", request_id=rid, status=status,
+            ms=round(seconds * 1000, 2), client=client, route=route, code=code,
+            closed_by=closed_by or "client", reason=reason,
+        ))
+
+    def _add(self, line: AccessLine | SocketLine) -> None:
+        if not self._lines:
+            asyncio.get_running_loop().call_later(BATCH_SECONDS, self.flush)
+        self._lines.append(self._encode(line))
         self._lines.append(b"\n")
 
     def flush(self) -> None:

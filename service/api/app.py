@@ -73,13 +73,20 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    """Ready once Redis answers, has told its version, and lets the service's user do
-    what the service does; when it does not, the problem's detail says why."""
+    """Ready once Redis answers, has told its version, takes writes, keeps what it is
+    given (``maxmemory-policy noeviction``), and lets the service's user do what the
+    service does (publish and subscribe among it); when it does not, the problem's detail
+    says why."""
     routing: store.Routing = request.app.state.routing
     reason = routing.trouble.problem
     if reason is None:
-        await backends.of(request).games.ping()
-        reason = await routing.not_ready()
+        try:
+            await backends.of(request).games.ping()
+            reason = await routing.not_ready()
+        except store.StoreUnavailable as exc:
+            if exc.refused is None:
+                raise
+            reason = exc.refused  # Redis answers, and refuses: say why
     if reason is not None:
         return problems.respond(problems.ApiError(
             503, "store_unavailable", f"not ready: {reason}", {"Retry-After": "5"}

@@ -132,7 +132,7 @@ class Edge:
             if kind == "http":
                 await self._http(scope, receive, send, rid)
             else:
-                await self._websocket(scope, receive, send)
+                await self._websocket(scope, receive, send, rid)
         finally:
             request_id.reset(token)
 
@@ -170,11 +170,91 @@ class Edge:
         if self.access.enabled:
             self.access.record(method, path, status, elapsed, address, rid)
 
-    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send, rid: str) -> None:
+        """Runs the socket, and logs it once it is over: an access line (how it closed,
+        and after how long), and an info line when the service closed or refused it for
+        a reason of its own."""
+        started = time.perf_counter()
+        end = _Ending()
+
+        async def watched_send(message: Message) -> None:
+            end.sent(message)
+            await send(message)
+
+        async def watched_receive() -> Message:
+            message = await receive()
+            end.received(message)
+            return message
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, watched_receive, watched_send)
         except WebSocketException as exc:
-            await send({"type": "websocket.close", "code": exc.code, "reason": exc.reason or ""})
+            await watched_send({"type": "websocket.close", "code": exc.code,
+                                "reason": exc.reason or ""})
+        except BaseException:
+            end.failed()
+            raise
+        finally:
+            self._socket_closed(scope, end, time.perf_counter() - started, rid)
+
+    def _socket_closed(self, scope: Scope, end: _Ending, seconds: float, rid: str) -> None:
+        route = _route(scope)
+        address = client_address(scope)
+        status = 101 if end.accepted else 403
+        code = end.code if end.code is not None else 1006
+        if end.by == "server" and (code in _SAID_CODES or not end.accepted):
+            if end.accepted:
+                log.info("closed a socket with %d: %s", code, end.reason,
+                         extra={"route": route, "client": address, "code": code})
+            else:
+                log.info("refused a socket: %s", end.reason or code,
+                         extra={"route": route, "client": address, "code": code})
+        if self.access.enabled:
+            self.access.record_socket(route, status, code, end.reason, end.by, seconds,
+                                      address, rid)
+
+
+# Closes the service makes for a reason of its own (a policy, a frame too big, the client
+# too slow or the store away, not found), each said in an info line.
+_SAID_CODES = frozenset({1008, 1009, 1013, 4404})
+# Closes by the server's WebSocket layer that the app learns of as a disconnect: a frame
+# too big (1009), text that is not UTF-8 (1007), a protocol error (1002), a shutdown (1012).
+_LAYER_CLOSES = {1002: "protocol error", 1007: "invalid UTF-8", 1009: "message too big",
+                 1012: "server restart"}
+
+
+class _Ending:
+    """How a socket ended, as its messages tell: who closed it, with what code and
+    reason. A client's own reason is not kept: it is the client's text."""
+
+    __slots__ = ("accepted", "by", "code", "reason")
+
+    def __init__(self) -> None:
+        self.accepted = False
+        self.code: int | None = None
+        self.reason = ""
+        self.by = ""
+
+    def sent(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "websocket.accept":
+            self.accepted = True
+        elif kind in ("websocket.close", "websocket.http.response.start") and not self.by:
+            self.by = "server"
+            self.code = int(message.get("code", 1000))
+            self.reason = str(message.get("reason") or "")
+
+    def received(self, message: Message) -> None:
+        if message["type"] != "websocket.disconnect" or self.by:
+            return
+        self.code = int(message.get("code", 1005))
+        layer = _LAYER_CLOSES.get(self.code)
+        self.by = "server" if layer else "client"
+        self.reason = layer or ""
+
+    def failed(self) -> None:
+        if not self.by:
+            self.by, self.code, self.reason = "server", 1011, "internal error"
 
 
 def _problem(scope: Scope, exc: Exception) -> ASGIApp:

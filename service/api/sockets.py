@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 5.0
 CLOSE_TIMEOUT = 2.0
-# Close codes: 1013 "try again later" for a consumer that fell behind.
+# Close codes: 1013 "try again later" for a consumer that fell behind or a store away.
 TRY_AGAIN_LATER = 1013
 POLICY_VIOLATION = 1008
 NOT_FOUND = 4404
+# The close code after an ``error`` with these codes (1008 after any other).
+_CLOSE_CODES = {"not_found": NOT_FOUND, "store_unavailable": TRY_AGAIN_LATER}
 MESSAGE_RATE = 20.0
 MESSAGE_BURST = 40.0
 
@@ -193,7 +195,8 @@ async def counted(ws: WebSocket, b: Backends) -> AsyncIterator[bool]:
 async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
     """Runs a socket's session, and closes the socket as the session ended: a client
     that left needs nothing, one that fell behind gets 1013 (``too_slow`` says what to
-    do), a flood 1008, a refusal its ``error`` then 4404 (not found) or 1008, a bug 1011.
+    do), a flood 1008, a refusal its ``error`` then 4404 (not found), 1013 (the store is
+    unavailable: try again later) or 1008, a bug 1011.
     The socket is closed here, once the session's tasks have stopped, so nothing is sent
     after the close."""
     ws = socket.ws
@@ -219,7 +222,7 @@ async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
         out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
         with contextlib.suppress(Exception):
             await socket.send_within(as_text(out))
-            await ws.close(NOT_FOUND if err.code == "not_found" else POLICY_VIOLATION, err.code)
+            await ws.close(_CLOSE_CODES.get(err.code, POLICY_VIOLATION), err.code)
 
 
 class Feed(Socket):

@@ -1,6 +1,7 @@
 """What can go wrong with the store, as exceptions the API turns into problems."""
 
 import logging
+import re
 import time
 from types import TracebackType
 
@@ -14,7 +15,12 @@ class StoreError(Exception):
 
 
 class StoreUnavailable(StoreError):
-    """Redis cannot be reached or did not answer in time."""
+    """Redis cannot be reached or did not answer in time, or refuses to write
+    (``refused`` says why: a setting of Redis to fix, not an outage)."""
+
+    def __init__(self, detail: str, refused: str | None = None) -> None:
+        super().__init__(detail)
+        self.refused = refused
 
 
 class GameNotFound(StoreError):
@@ -70,25 +76,100 @@ def _raised_in_redis(exc: BaseException) -> bool:
 
 log = logging.getLogger(__name__)
 
+# While Redis cannot be used, the same line would come twice a second: it is logged when it
+# changes, then at most once a period.
+REPEAT_LOG_SECONDS = 60.0
+
+
+class Trouble:
+    """What stops the service from using Redis, logged once when it starts or changes and
+    then once a period while it lasts."""
+
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        self.problem: str | None = None
+        self._log = logger or log
+        self._said = ""
+        self._next_at = 0.0
+        self._held = 0
+
+    def report(self, level: int, text: str, *, problem: bool = True) -> None:
+        """``text`` happened; a ``problem`` is one the operator must fix (readiness says
+        so), where otherwise Redis is only away for now."""
+        self.problem = text if problem else None
+        now = time.monotonic()
+        if text == self._said and now < self._next_at:
+            self._held += 1
+            return
+        if text == self._said and self._held:
+            self._log.log(level, "%s (still, %d more tries since the last report)", text,
+                          self._held)
+        else:
+            self._log.log(level, "%s", text)
+        self._said, self._next_at, self._held = text, now + REPEAT_LOG_SECONDS, 0
+
+    def clear(self) -> None:
+        if self._said:
+            self._log.info("Redis answers as configured again")
+        self.problem, self._said, self._held = None, "", 0
+
+
 # How Redis words a refusal for lack of permission: NOPERM replies, and the errors of a
 # script whose command the user may not run.
 _REFUSALS = ("NOPERM", "no permissions", "The user executing the script can't")
+# The publish scripts' own refusal (routes.py), asked of Redis before writing: Redis does not
+# say whether the command or the channel is missing.
+SCRIPT_MAY_NOT_PUBLISH = "this user may not publish on"
 PERMISSION_LOG_SECONDS = 60.0
+_COMMAND = re.compile(r"run the '([a-z|]+)' command")
+
+
+def missing_command(exc: BaseException) -> str | None:
+    """The command (in lower case) that Redis refused to run for lack of permission, when
+    it says so (None: it refused something else, or nothing)."""
+    found = _COMMAND.search(str(exc)) if isinstance(exc, redis.exceptions.ResponseError) else None
+    return found.group(1) if found is not None else None
 
 
 def missing_permission(exc: BaseException) -> str | None:
-    """The permission whose lack made Redis refuse with ``exc`` (None: not a refusal)."""
+    """The permission whose lack made Redis refuse with ``exc`` (None: not a refusal),
+    with the ACL rule that grants it: a command, or the service's channels or keys."""
     if not isinstance(exc, redis.exceptions.ResponseError):
         return None
     text = str(exc)
     if not (isinstance(exc, redis.exceptions.NoPermissionError)
             or any(refusal in text for refusal in _REFUSALS)):
         return None
-    if "channel" in text or "publish" in text:
-        return "publishing on the service's pub/sub channels (ACL: &ms:* or allchannels)"
+    command = _COMMAND.search(text)
+    if command is not None:
+        name = command.group(1)
+        return f"the {name.upper()} command (ACL: +{name})"
+    if SCRIPT_MAY_NOT_PUBLISH in text:
+        return ("publishing on the service's pub/sub channels (ACL: the PUBLISH and SPUBLISH "
+                "commands, +publish +spublish, and the channels, &ms:* or allchannels)")
+    if "channel" in text:
+        return "the service's pub/sub channels (ACL: &ms:* or allchannels)"
     if "key" in text:
         return "the service's keys (ACL: ~ms:* or allkeys)"
     return "a command the service runs (ACL: +@all -@dangerous +hello)"
+
+
+def refused_write(exc: BaseException) -> str | None:
+    """Why Redis refuses to write at all, when ``exc`` says it does (None: it does not):
+    full under ``noeviction``, unable to save to disk, or a read-only replica. Redis 7
+    answers a script with the error itself, Redis 6 wraps it in the script's error."""
+    if not isinstance(exc, redis.exceptions.ResponseError):
+        return None
+    text = str(exc)
+    if isinstance(exc, redis.exceptions.OutOfMemoryError) or "-OOM " in text:
+        return ("Redis is out of memory (maxmemory reached; under maxmemory-policy noeviction "
+                "it refuses writes): raise maxmemory or free memory")
+    if text.startswith("MISCONF") or "-MISCONF " in text:
+        return ("Redis refuses writes because it could not save to disk (MISCONF, "
+                "stop-writes-on-bgsave-error): see Redis's log for why its save failed")
+    if isinstance(exc, redis.exceptions.ReadOnlyError) or "-READONLY " in text:
+        return ("Redis refuses writes: it is a read-only replica (READONLY); REDIS_URL must "
+                "name the primary, or Sentinel or the cluster must fail over")
+    return None
 
 
 class _Refusals:
@@ -106,11 +187,13 @@ class _Refusals:
 
 
 _refusals = _Refusals()
+# Writes refused by a Redis that cannot take them: the reason, once a period.
+writes_refused = Trouble()
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
-    """Count every failed Redis call, and turn a lost or silent Redis into
-    :class:`StoreUnavailable`.
+    """Count every failed Redis call, and turn a lost or silent Redis, one that refuses
+    writes or the service's user, into :class:`StoreUnavailable`.
 
     A plain (not async, not generator-based) context manager: it wraps every Redis
     call on the move path, where each microsecond shows.
@@ -131,6 +214,10 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         if not (lost or isinstance(exc, _FAILED)):
             return
         metrics.REDIS_ERRORS.inc()
+        refused = refused_write(exc)
+        if refused is not None:
+            writes_refused.report(logging.ERROR, refused)
+            raise StoreUnavailable(refused, refused) from exc
         if lost:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         missing = missing_permission(exc)

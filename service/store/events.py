@@ -24,7 +24,7 @@ from typing import Any, Final, Generic, NamedTuple, TypeVar
 import redis.exceptions
 
 from .. import metrics
-from .errors import StoreUnavailable
+from .errors import StoreUnavailable, Trouble, missing_permission
 from .routes import Route, Routing
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,10 @@ H = TypeVar("H")
 IDLE_SECONDS = 10.0
 CONFIRM_SECONDS = 5.0
 RECONNECT_SECONDS = 0.5
+# After Redis refused a subscription for lack of a permission, the listener tries again
+# after this long, twice as long each time it is refused again, up to the most.
+REFUSED_SECONDS = 1.0
+REFUSED_MOST_SECONDS = 30.0
 # What a broken connection raises: redis-py's errors, the socket's, a refusal from a node
 # that no longer serves the slot (a response error), and RuntimeError, which is what a
 # write on a transport closed under it raises, or a read with no connection left.
@@ -82,7 +86,7 @@ class _Channel:
     """One channel's local subscribers, the decoder they share, the connection that carries
     it, and whether Redis has confirmed the subscription."""
 
-    __slots__ = ("confirmed", "decode", "link", "name", "resync", "subscribers")
+    __slots__ = ("confirmed", "decode", "link", "name", "refused", "resync", "subscribers")
 
     def __init__(self, name: str, decode: Callable[[bytes], Any]) -> None:
         self.name = name
@@ -92,6 +96,8 @@ class _Channel:
         self.link: _Link | None = None
         # Subscribed again after a failure: tell the subscribers once it is confirmed.
         self.resync = False
+        # Why Redis refused the subscription (the user lacks a permission), if it did.
+        self.refused: str | None = None
 
     def deliver(self, data: bytes) -> None:
         message = Message(data.decode(), self.decode(data))
@@ -104,6 +110,11 @@ class _Channel:
             self.resync = False
             for sub in tuple(self.subscribers):
                 sub.offer(RESYNC)
+
+    def refuse(self, reason: str) -> None:
+        """Redis refused the subscription: those waiting for it are told at once."""
+        self.refused = reason
+        self.confirmed.set()
 
 
 class _Link:
@@ -158,6 +169,10 @@ class Events:
         self._links: dict[str, _Link] = {}
         self._repairs: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
+        # A subscription refused for lack of a permission: said once a period, and tried
+        # again after a wait that grows while it lasts.
+        self.trouble = Trouble(log)
+        self._refused_wait = 0.0
 
     @property
     def route(self) -> Route:
@@ -216,6 +231,8 @@ class Events:
                 await asyncio.wait_for(entry.confirmed.wait(), timeout=CONFIRM_SECONDS)
             except TimeoutError:
                 raise StoreUnavailable("Redis did not confirm a subscription") from None
+            if entry.refused is not None:
+                raise StoreUnavailable(entry.refused)
             yield sub
         finally:
             async with self._lock:
@@ -291,14 +308,17 @@ class Events:
 
     # ---- failures -----------------------------------------------------------------------------
 
-    def _repair_later(self, keys: set[bytes]) -> None:
-        task = asyncio.create_task(self._repair(keys), name="events-repair")
+    def _repair_later(self, keys: set[bytes], wait: float = 0.0) -> None:
+        task = asyncio.create_task(self._repair(keys, wait), name="events-repair")
         self._repairs.add(task)
         task.add_done_callback(self._repairs.discard)
 
-    async def _repair(self, keys: set[bytes]) -> None:
-        """Subscribe ``keys`` again wherever their slots are now served, until it works;
-        each channel's subscribers are told to resync once Redis confirms it."""
+    async def _repair(self, keys: set[bytes], wait: float = 0.0) -> None:
+        """Subscribe ``keys`` again wherever their slots are now served (after ``wait``),
+        until it works; each channel's subscribers are told to resync once Redis confirms
+        it."""
+        if wait:
+            await asyncio.sleep(wait)
         pending = set(keys)
         while True:
             async with self._lock:
@@ -324,6 +344,26 @@ class Events:
         if orphans:
             self._repair_later(orphans)
 
+    async def _refused(self, link: _Link, exc: BaseException, missing: str) -> None:
+        """Redis refused a subscription on ``link`` for lack of a permission: a setting to
+        fix, not a connection to make again at once. Those waiting for a subscription are
+        refused; channels already confirmed are subscribed again after a wait."""
+        user = self.routing.user
+        reason = (f"Redis refused the service's user {user!r} a subscription: it needs "
+                  f"{missing} (Redis said: {exc}); live updates are off until it is granted")
+        self.trouble.report(logging.ERROR, reason)
+        self._refused_wait = min(max(self._refused_wait * 2, REFUSED_SECONDS),
+                                 REFUSED_MOST_SECONDS)
+        async with self._lock:
+            orphans = await self._drop(link) if self._links.get(link.node) is link else set()
+            for key in tuple(orphans):
+                entry = self._channels[key]
+                if not entry.confirmed.is_set():
+                    entry.refuse(reason)
+                    orphans.discard(key)
+        if orphans:
+            self._repair_later(orphans, self._refused_wait)
+
     # ---- reading ------------------------------------------------------------------------------
 
     async def _read(self, link: _Link) -> None:
@@ -341,8 +381,12 @@ class Events:
                 self._dispatch(link, message)
             except asyncio.CancelledError:
                 raise
-            except _BROKEN:
+            except _BROKEN as exc:
                 metrics.REDIS_ERRORS.inc()
+                missing = missing_permission(exc)
+                if missing is not None:
+                    await self._refused(link, exc, missing)
+                    return
                 log.warning("events listener lost Redis node %r; subscribing again", link.node)
                 await self._lost(link)
                 return
@@ -358,6 +402,9 @@ class Events:
         if kind in ("message", "smessage"):
             entry.deliver(message["data"])
         elif kind in ("subscribe", "ssubscribe"):
+            if self._refused_wait:
+                self._refused_wait = 0.0
+                self.trouble.clear()
             entry.confirm()
         elif kind == "sunsubscribe" and message["channel"] in link.channels:
             # Not asked for: the channel's slot moved to another node.

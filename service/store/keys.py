@@ -167,3 +167,11 @@ def rating_top(pool: str) -> str:
 def ratings_applied(pool: str) -> str:
     """The set of matches whose results a pool's ratings already hold."""
     return f"ms:{{r:{pool}}}:applied"
+
+
+# ---- the service itself ---------------------------------------------------------------------
+
+
+def readiness() -> str:
+    """Written by the readiness check (and soon expired): whether Redis takes writes."""
+    return "ms:{readiness}:write"

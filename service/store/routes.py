@@ -20,55 +20,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
 import redis.asyncio as aioredis
 import redis.exceptions
 
 from . import keys
-from .connection import Redis, RedisCluster, connect_node, connect_pubsub, user_of
-from .errors import StoreUnavailable, redis_errors
+from .connection import (
+    COMMAND_TIMEOUT,
+    Redis,
+    RedisCluster,
+    connect_node,
+    connect_pubsub,
+    user_of,
+)
+from .errors import (
+    StoreUnavailable,
+    Trouble,
+    missing_command,
+    missing_permission,
+    redis_errors,
+    writes_refused,
+)
 
 log = logging.getLogger(__name__)
 
 SHARDED_SINCE = (7, 0)
 RETRY_SECONDS = 0.5
-
-
-# While Redis cannot be used, the same line would come twice a second: it is logged when it
-# changes, then at most once a period.
-REPEAT_LOG_SECONDS = 60.0
-
-
-class Trouble:
-    """What stops the service from using Redis, logged once when it starts or changes and
-    then once a period while it lasts."""
-
-    def __init__(self) -> None:
-        self.problem: str | None = None
-        self._said = ""
-        self._next_at = 0.0
-        self._held = 0
-
-    def report(self, level: int, text: str, *, problem: bool = True) -> None:
-        """``text`` happened; a ``problem`` is one the operator must fix (readiness says
-        so), where otherwise Redis is only away for now."""
-        self.problem = text if problem else None
-        now = time.monotonic()
-        if text == self._said and now < self._next_at:
-            self._held += 1
-            return
-        if text == self._said and self._held:
-            log.log(level, "%s (still, %d more tries since the last report)", text, self._held)
-        else:
-            log.log(level, "%s", text)
-        self._said, self._next_at, self._held = text, now + REPEAT_LOG_SECONDS, 0
-
-    def clear(self) -> None:
-        if self._said:
-            log.info("Redis answers as configured again")
-        self.problem, self._said, self._held = None, "", 0
 
 
 async def _version(client: Redis, **target: Any) -> str:
@@ -87,7 +65,7 @@ async def _version(client: Redis, **target: Any) -> str:
 
 async def sharded(client: Redis, user: str = "default", trouble: Trouble | None = None) -> bool:
     """Whether every server the service writes to has sharded pub/sub; waits for Redis."""
-    trouble = trouble or Trouble()
+    trouble = trouble or Trouble(log)
     while True:
         try:
             if isinstance(client, RedisCluster):
@@ -137,6 +115,8 @@ def version_of(text: str) -> tuple[int, ...]:
 
 
 COMMANDS = ("PUBLISH", "SPUBLISH")
+# How long the readiness check's key lives.
+READINESS_KEY_MS = 10_000
 
 
 def publishing(command: str, script: str) -> str:
@@ -252,7 +232,9 @@ class Routing:
         self.publish: str | None = None
         self.route: Route | None = None
         self.known = asyncio.Event()
-        self.trouble = Trouble()
+        self.trouble = Trouble(log)
+        # The eviction policy last logged as wrong ("": none yet).
+        self._evicting = ""
 
     def command(self) -> str:
         """The command that publishes: the scripts' and :meth:`send`'s."""
@@ -272,7 +254,9 @@ class Routing:
         self.known.set()
         log.info("live messages use %s pub/sub", "sharded" if is_sharded else "classic")
         with contextlib.suppress(StoreUnavailable):
-            denied = await self.may_not_publish()
+            await self.evicts()
+        with contextlib.suppress(StoreUnavailable):
+            denied = await self.may_not_publish() or await self.may_not_subscribe()
             if denied:
                 log.error("%s", denied)
 
@@ -286,17 +270,114 @@ class Routing:
                     OSError) as exc:
                 if not isinstance(exc, redis.exceptions.NoPermissionError):
                     raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
-                return (f"Redis user {self.user!r} may not publish on the service's channels "
-                        f"such as {channel} ({exc}): grant it those channels (ACL SETUSER "
-                        f"{self.user} '&ms:*'), or every channel (allchannels)")
+                return self._denied("publish on", channel, exc)
         return None
+
+    def _denied(self, doing: str, channel: str, exc: BaseException) -> str:
+        """What to grant the user, by what Redis says is missing: the command or the
+        channel."""
+        name = missing_command(exc)
+        if name is not None:
+            grant = f"grant it the command (ACL SETUSER {self.user} +{name})"
+        else:
+            grant = (f"grant it those channels (ACL SETUSER {self.user} '&ms:*'), or every "
+                     f"channel (allchannels)")
+        return (f"Redis user {self.user!r} may not {doing} the service's channels such as "
+                f"{channel} ({exc}): {grant}")
+
+    async def may_not_subscribe(self) -> str | None:
+        """Why the service's Redis user may not subscribe to its channels (None: it may),
+        asked on a connection of the listener's kind, to the node that serves each probe
+        channel."""
+        route = self.route
+        assert route is not None
+        nodes: dict[str, list[str]] = {}
+        try:
+            for channel in PROBE_CHANNELS:
+                nodes.setdefault(route.node_of(channel.encode()), []).append(channel)
+        except redis.exceptions.RedisClusterException as exc:
+            raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+        for node, channels in nodes.items():
+            pubsub: Any = route.client(node).pubsub()
+            try:
+                for channel in channels:
+                    try:
+                        await self._subscribed(pubsub, route.sharded, channel)
+                    except redis.exceptions.NoPermissionError as exc:
+                        return self._denied("subscribe to", channel, exc)
+            except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException,
+                    OSError, TimeoutError) as exc:
+                raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+        return None
+
+    @staticmethod
+    async def _subscribed(pubsub: Any, is_sharded: bool, channel: str) -> None:
+        """Subscribe, and wait for Redis's confirmation (or its refusal, raised)."""
+        if is_sharded:
+            await pubsub.ssubscribe(channel)
+        else:
+            await pubsub.subscribe(channel)
+        async with asyncio.timeout(COMMAND_TIMEOUT):
+            while True:
+                message = await pubsub.get_message(timeout=COMMAND_TIMEOUT)
+                if message is not None and message["type"] in ("subscribe", "ssubscribe"):
+                    return
+
+    async def may_not_write(self) -> str | None:
+        """Why Redis refuses writes (None: it takes them): a short-lived key is written."""
+        try:
+            with redis_errors():
+                await self._client.set(keys.readiness(), b"1", px=READINESS_KEY_MS)
+        except StoreUnavailable as exc:
+            if exc.refused is not None:
+                return exc.refused
+            cause = exc.__cause__
+            missing = missing_permission(cause) if cause is not None else None
+            if missing is not None:
+                return f"Redis user {self.user!r} may not write: it needs {missing}"
+            raise
+        writes_refused.clear()
+        return None
+
+    async def evicts(self) -> str | None:
+        """Why Redis may drop the service's data (None: it may not, or the user may not
+        run INFO to tell): a ``maxmemory-policy`` other than ``noeviction`` evicts games
+        and players when memory is full. Logged once when it is found, or changes."""
+        with redis_errors():
+            try:
+                if isinstance(self._client, RedisCluster):
+                    policies = [
+                        str((await self._client.info("memory", target_nodes=node))
+                            .get("maxmemory_policy", "noeviction"))
+                        for node in self._client.get_primaries()
+                    ]
+                else:
+                    info = await self._client.info("memory")
+                    policies = [str(info.get("maxmemory_policy", "noeviction"))]
+            except redis.exceptions.NoPermissionError:
+                return None  # a managed Redis may keep INFO from its users: not a fault
+        wrong = sorted({p for p in policies if p != "noeviction"})
+        if not wrong:
+            self._evicting = ""
+            return None
+        reason = (f"Redis's maxmemory-policy is {', '.join(wrong)}: when its memory is full "
+                  f"it deletes keys, and games and players vanish; set maxmemory-policy "
+                  f"noeviction (CONFIG SET maxmemory-policy noeviction, and in redis.conf)")
+        if reason != self._evicting:
+            self._evicting = reason
+            log.error("%s", reason)
+        return reason
 
     async def not_ready(self) -> str | None:
         """Why the service cannot serve, as far as its Redis's settings and permissions
         tell (None: they are fine). Raises :class:`StoreUnavailable` while Redis is away."""
         if self.trouble.problem is not None:
             return self.trouble.problem
-        return await self.may_not_publish()
+        return (await self.may_not_write() or await self.evicts()
+                or await self.may_not_publish() or await self.may_not_subscribe())
 
     async def aclose(self) -> None:
         if self.route is not None:

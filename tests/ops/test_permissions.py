@@ -1,16 +1,20 @@
 """A Redis that does not let the service do its work: an ACL user without INFO, without
-pub/sub channels, with a wrong password, and a plain Redis taken for a cluster. The
+pub/sub channels, without the publish or subscribe commands, with a wrong password, and a
+plain Redis taken for a cluster. The
 service says why in its log (once, not twice a second) and in ``/readyz``, and a move it
 cannot make is a 503 ``store_unavailable``, never a 500."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 import redis
+import websockets
 
 from tests.support.servers import REDIS_7, RedisServer, ServiceProcess, wait_for
 
@@ -19,6 +23,10 @@ PASSWORD = "apppw"
 NO_INFO = ["~*", "&*", "+@all", "-@dangerous"]
 # Every command and key, no channel: what ACL SETUSER gives on Redis 7 unless told.
 NO_CHANNELS = ["~*", "resetchannels", "+@all"]
+# The service's keys and channels, without the commands that publish or subscribe.
+NO_PUBLISH = ["~ms:*", "&ms:*", "+@all", "-@dangerous", "-publish", "-spublish"]
+NO_SUBSCRIBE = ["~ms:*", "&ms:*", "+@all", "-@dangerous", "-subscribe", "-ssubscribe",
+                "-psubscribe"]
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +35,8 @@ def server() -> Iterator[RedisServer]:
     s = RedisServer(None, None, executable=REDIS_7).start()
     try:
         admin = redis.Redis(port=s.port)
-        for user, rules in [("noinfo", NO_INFO), ("nochannels", NO_CHANNELS)]:
+        for user, rules in [("noinfo", NO_INFO), ("nochannels", NO_CHANNELS),
+                            ("nopublish", NO_PUBLISH), ("nosubscribe", NO_SUBSCRIBE)]:
             admin.execute_command("ACL", "SETUSER", user, "on", f">{PASSWORD}", *rules)
         admin.close()
         yield s
@@ -72,6 +81,8 @@ def test_a_user_without_info_serves(server: RedisServer) -> None:
                           headers=auth)
             assert r.status_code == 200, r.text
         assert "live messages use sharded pub/sub" in svc.output()  # Redis 7: SPUBLISH
+        # Nor is a user kept from INFO told to have it (the eviction check is skipped).
+        assert '"level": "error"' not in svc.output(), svc.output()
     finally:
         svc.stop()
 
@@ -132,6 +143,65 @@ def test_a_plain_redis_taken_for_a_cluster_is_said_once(server: RedisServer) -> 
         time.sleep(2)
         assert lines(svc, "is not a node of a cluster: turn REDIS_CLUSTER off") == 1, \
             svc.output()
+        assert "Traceback" not in svc.output()
+    finally:
+        svc.stop()
+
+
+def test_a_user_without_the_publish_command_is_told_to_grant_the_command(
+    server: RedisServer,
+) -> None:
+    svc = service(url_of(server, "nopublish"))
+    try:
+        r = readiness(svc)
+        assert r.status_code == 503, r.text
+        detail = r.json()["detail"]
+        assert "Redis user 'nopublish' may not publish on the service's channels" in detail
+        assert "grant it the command (ACL SETUSER nopublish +spublish)" in detail
+        assert "&ms:*" not in detail  # it has the channels
+    finally:
+        svc.stop()
+
+
+async def socket_ending(url: str) -> tuple[list[dict[str, object]], int | None]:
+    """What a game's socket says before it closes, and its close code (10 s at most)."""
+    said: list[dict[str, object]] = []
+    async with asyncio.timeout(10):
+        async with websockets.connect(url) as ws:
+            try:
+                while True:
+                    said.append(json.loads(await ws.recv()))
+            except websockets.exceptions.ConnectionClosed as closed:
+                return said, closed.rcvd.code if closed.rcvd else None
+
+
+async def test_a_user_without_subscribe_is_not_ready_and_sockets_are_told_once(
+    server: RedisServer,
+) -> None:
+    svc = service(url_of(server, "nosubscribe"))
+    try:
+        r = readiness(svc)
+        assert r.status_code == 503, r.text
+        detail = r.json()["detail"]
+        assert "Redis user 'nosubscribe' may not subscribe to the service's channels" in detail
+        assert "grant it the command (ACL SETUSER nosubscribe +ssubscribe)" in detail
+        created = httpx.post(f"{svc.url}/games", json={"preset": "beginner"}, timeout=30)
+        assert created.status_code == 201, created.text
+        url = svc.url.replace("http://", "ws://") + \
+            f"/games/{created.json()['game']['id']}/events"
+        for _ in range(3):
+            said, code = await socket_ending(url)
+            assert [m["type"] for m in said] == ["error"], said
+            problem = said[0]["problem"]
+            assert isinstance(problem, dict) and problem["code"] == "store_unavailable"
+            assert code == 1013  # try again later
+        await asyncio.sleep(3)  # a listener that tried again at once would have by now
+        refused = "Redis refused the service's user 'nosubscribe' a subscription: it needs " \
+                  "the SSUBSCRIBE command (ACL: +ssubscribe)"
+        said = [line for line in svc.output().splitlines() if refused in line]
+        assert len(said) == 1 or (len(said) == 2 and "store unavailable: " in said[1]), \
+            svc.output()  # the listener's error line (and a socket's 503 warning)
+        assert lines(svc, "events listener lost Redis node") == 0, svc.output()
         assert "Traceback" not in svc.output()
     finally:
         svc.stop()
