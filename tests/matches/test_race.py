@@ -363,3 +363,19 @@ def test_two_races_of_one_player_ending_at_once_both_count_in_the_rating(
         assert [rated[p.id]["games"] for p in (pat, quinn, robin)] == [2, 1, 1]
         one_each = max(rated[quinn.id]["deviation"], rated[robin.id]["deviation"])
         assert rated[pat.id]["deviation"] < one_each - 10 < 500 - 20, rated
+
+
+def test_a_waiting_match_its_last_seat_left_is_over(clients: tuple[Api, Api]) -> None:
+    """Nobody's match any more: it ends, unrated, and strangers cannot start it."""
+    a, b = clients
+    alice, bob, carol = a.register(), b.register(), a.register()
+    match = new_match(a, alice, seats=2)
+    left = call(b, "POST", f"/matches/{match['id']}/leave", alice)
+    assert left["status"] == "finished" and not left["rated"] and left["seats"] == []
+    assert left["ended_at"] is not None
+    for api, p in ((a, bob), (b, carol)):
+        r = api.client.post(f"/matches/{match['id']}/join", headers=p.auth)
+        assert r.status_code == 409 and r.json()["code"] == "match_started", r.text
+    assert call(a, "GET", f"/matches/{match['id']}")["status"] == "finished"
+    # Its creator is free to play again.
+    call(a, "POST", f"/matches/{new_match(b, alice)['id']}/leave", alice)
