@@ -85,9 +85,12 @@ def can_rematch(state: MatchState, player_id: str) -> None:
 def rematch(state: MatchState, rematch_id: str, seat: SeatState, now: int) -> MatchState:
     """The match after ``state``: its settings and its players, ``seat`` (who asked
     first) in the creator's seat, as many seats as it had players; it starts when they
-    have all sat down, or when the creator starts it."""
+    have all sat down, or when the creator starts it. Rated as the match was asked to
+    be, whether or not it counted in the end."""
+    asked = state.rated if state.asked_rated is None else state.asked_rated
     return _replace(
-        state, id=rematch_id, status="waiting", version=1, created_at=now,
+        state, id=rematch_id, status="waiting", version=1, created_at=now, rated=asked,
+        asked_rated=asked,
         capacity=len(state.seats), seats=(seat,), starts_at=None, ends_at=None,
         ended_at=None, rematch_id=None, invited=tuple(s.player_id for s in state.seats),
         rematch_of=state.id,

@@ -144,12 +144,13 @@ def new_state(match_id: str, body: wire.NewMatch, settings: engine.Settings, now
     engine.new_game(settings, seed=0, now_ms=now, no_guess=body.no_guess)
     if len(seats) > body.seats:
         raise ApiError(422, "invalid_request", "more players than seats")
+    rated = body.mode == "race" and body.rated is not False
     return MatchState(
         id=match_id, mode=body.mode, status="waiting", version=1, width=settings.width,
         height=settings.height, mines=settings.mines, preset=settings.preset,
-        no_guess=body.no_guess, rated=body.mode == "race" and body.rated is not False,
-        on_mine=body.on_mine, time_limit_s=body.time_limit_s, capacity=body.seats,
-        created_at=now, seats=seats,
+        no_guess=body.no_guess, rated=rated, on_mine=body.on_mine,
+        time_limit_s=body.time_limit_s, capacity=body.seats, created_at=now, seats=seats,
+        asked_rated=rated,
     )
 
 

@@ -86,6 +86,10 @@ class MatchState(msgspec.Struct, frozen=True, array_like=True):
     invited: tuple[str, ...] = ()
     # The match a rematch follows.
     rematch_of: str | None = None
+    # Whether its creator asked for a rated match (``rated`` is whether it counts, which
+    # a match over before its start, or between a bot and a human, does not). None: a
+    # match stored before this was kept, asked as ``rated`` says.
+    asked_rated: bool | None = None
 
 
 _state = msgspec.msgpack.Decoder(MatchState)
