@@ -369,6 +369,9 @@ async def rematch(request: Request) -> Response:
         return match_rules.point_to_rematch(state, owner.player_id, new_id)
 
     await change_match(b, match_id, point)
+    if not made:
+        # The rematch as it is now: another player may have filled and started it since.
+        _, state = await b.matches.load(new_id)
     return MsgspecResponse(
         wire.CreatedMatch(match=views.match_view(state, now_ms(), owner.player_id)),
         status_code=201 if made else 200, headers={"Location": f"/matches/{new_id}"},
