@@ -70,6 +70,14 @@ export function rematchNote(asker) {
   return asker.you ? "You asked for a rematch." : `${asker.name} wants a rematch.`;
 }
 
+/** A player sits in one match at a time: the one they are in, to go back to or leave. */
+export function playingElsewhere(err) {
+  const id = err?.problem?.match_id;
+  return id
+    ? `You are already in match ${id}: go back to it, or leave it first.`
+    : `You are already in a match: ${err?.message || "finish or leave it first"}`;
+}
+
 /** What the page says when the service refuses a rematch (asked for or joined). */
 export function rematchRefusal(err) {
   switch (err?.code) {
@@ -85,6 +93,8 @@ export function rematchRefusal(err) {
       return "The match is not over yet: a rematch can be asked for once it is.";
     case "not_found":
       return "The match is gone (matches are kept for a while after they end).";
+    case "already_playing":
+      return playingElsewhere(err);
     case "network":
       return "Could not ask for a rematch: the server cannot be reached.";
     default:

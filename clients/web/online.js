@@ -4,7 +4,7 @@
 // private rooms (a race or a co-op match this player creates, shared by its link). Both
 // end on the match's page, #/match/<id> (room.js).
 
-import { PlayerFeed } from "./match.js";
+import { PlayerFeed, playingElsewhere } from "./match.js";
 import { PRESETS } from "./profile.js";
 
 const POLL_MS = 1500;
@@ -126,7 +126,12 @@ export class PlayOnline {
       this.follow(mine, seek);
     } catch (err) {
       if (this.seek === mine) this.end(mine);
-      this.renderSeek(`Could not look for an opponent: ${err.message}`);
+      if (err.code === "already_playing") {
+        this.renderSeek(playingElsewhere(err));
+        this.offerReturn(this.seekStatus, err);
+      } else {
+        this.renderSeek(`Could not look for an opponent: ${err.message}`);
+      }
     }
   }
 
@@ -199,7 +204,24 @@ export class PlayOnline {
       this.dialog.close();
       this.openMatch(view.id, view);
     } catch (err) {
-      this.roomStatus.textContent = `Could not make the room: ${err.message}`;
+      if (err.code === "already_playing") {
+        this.roomStatus.textContent = playingElsewhere(err);
+        this.offerReturn(this.roomStatus, err);
+      } else {
+        this.roomStatus.textContent = `Could not make the room: ${err.message}`;
+      }
     }
+  }
+
+  /** A player in another match may go back to it from here. */
+  offerReturn(where, err) {
+    const id = err.problem?.match_id;
+    if (!id) return;
+    const back = el("button", { type: "button", textContent: "Go back to it" });
+    back.addEventListener("click", () => {
+      this.dialog.close();
+      this.openMatch(id);
+    });
+    where.append(" ", back);
   }
 }

@@ -11,7 +11,7 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S, penaltyTime,
-  playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  playingElsewhere, playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
   seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
@@ -686,6 +686,8 @@ export function refusal(what, err) {
       return "The match has started without you; you can watch it.";
     case "already_seated":
       return "You have a seat already.";
+    case "already_playing":
+      return playingElsewhere(err);
     case "forbidden":
       return "This room is a rematch: only the players of the match before it may sit down.";
     default:

@@ -29,7 +29,8 @@ def _flag(name: str, raw: str | None) -> bool:
 def _limit(raw: str | None) -> int:
     if raw is None:
         return 10
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 100:
+    # Thousands of digits are no limit, and too many for int() (a ValueError, not a 422).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or not 1 <= int(raw) <= 100:
         raise ApiError(422, "invalid_request", "limit is a whole number from 1 to 100")
     return int(raw)
 

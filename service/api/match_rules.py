@@ -44,6 +44,8 @@ def join(state: MatchState, seat: SeatState) -> Changed:
         raise ApiError(409, "already_seated", "you already have a seat in this match")
     if state.invited and seat.player_id not in state.invited:
         raise ApiError(403, "forbidden", "a rematch is for the players of the match before it")
+    if state.status == "finished":
+        raise ApiError(409, "match_started", "the match is over")
     if state.status != "waiting":
         raise ApiError(409, "match_started", "the match has started")
     if len(state.seats) >= state.capacity:
@@ -52,14 +54,17 @@ def join(state: MatchState, seat: SeatState) -> Changed:
 
 
 def leave(state: MatchState, player_id: str, now: int) -> Changed:
-    """Before the start the seat is freed; after it the seat resigns, until the time
-    limit: from ``ends_at`` on the match is over as it stood then, whether or not a
-    poll has ended it yet, and a resignation is refused as a move is."""
+    """Before the start the seat is freed, and the last seat freed ends the match (it
+    was nobody's any more: unrated, nobody placed); after the start the seat resigns,
+    until the time limit: from ``ends_at`` on the match is over as it stood then,
+    whether or not a poll has ended it yet, and a resignation is refused as a move is."""
     i = seated(state, player_id)
     if i is None:
         raise ApiError(409, "not_seated", "you have no seat in this match")
     if state.status == "waiting":
         seats = state.seats[:i] + state.seats[i + 1 :]
+        if not seats:
+            return _moved(state, seats, "left", i, status="finished", ended_at=now, rated=False)
         return _moved(state, seats, "left", i)
     if state.status == "finished" or state.seats[i].status not in ("playing", "waiting"):
         raise ApiError(409, "game_over", "your seat has finished")
@@ -80,9 +85,12 @@ def can_rematch(state: MatchState, player_id: str) -> None:
 def rematch(state: MatchState, rematch_id: str, seat: SeatState, now: int) -> MatchState:
     """The match after ``state``: its settings and its players, ``seat`` (who asked
     first) in the creator's seat, as many seats as it had players; it starts when they
-    have all sat down, or when the creator starts it."""
+    have all sat down, or when the creator starts it. Rated as the match was asked to
+    be, whether or not it counted in the end."""
+    asked = state.rated if state.asked_rated is None else state.asked_rated
     return _replace(
-        state, id=rematch_id, status="waiting", version=1, created_at=now,
+        state, id=rematch_id, status="waiting", version=1, created_at=now, rated=asked,
+        asked_rated=asked,
         capacity=len(state.seats), seats=(seat,), starts_at=None, ends_at=None,
         ended_at=None, rematch_id=None, invited=tuple(s.player_id for s in state.seats),
         rematch_of=state.id,

@@ -25,7 +25,7 @@ from starlette.responses import Response
 
 from .. import engine, metrics, store, wire
 from ..store import MatchLink, MatchState, Owner, Record, SeatState
-from . import backends, match_rules, moves, ratings, views
+from . import backends, match_rules, moves, ratings, seating, views
 from .auth import authorised_player, optional_bearer_token, player_of_token
 from .backends import Backends
 from .boards import random_seed, settings_of
@@ -95,6 +95,8 @@ async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
                 await b.matches.schedule(new.id, now_ms())
     elif new.status == "countdown" and old.status == "waiting" and new.starts_at is not None:
         await b.matches.schedule(new.id, new.starts_at)
+        if new.ends_at is not None:
+            await seating.seated_until(b, [s.player_id for s in new.seats], new.id, new.ends_at)
     elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
         await b.matches.schedule(new.id, new.ends_at)
 
@@ -119,6 +121,7 @@ async def settle_end(b: Backends, state: MatchState) -> None:
     for failed in ended:
         if isinstance(failed, BaseException) and not isinstance(failed, store.GameNotFound):
             raise failed
+    await seating.freed(b, [s.player_id for s in state.seats], state.id)
     await b.matches.unschedule(state.id)
 
 
@@ -141,12 +144,13 @@ def new_state(match_id: str, body: wire.NewMatch, settings: engine.Settings, now
     engine.new_game(settings, seed=0, now_ms=now, no_guess=body.no_guess)
     if len(seats) > body.seats:
         raise ApiError(422, "invalid_request", "more players than seats")
+    rated = body.mode == "race" and body.rated is not False
     return MatchState(
         id=match_id, mode=body.mode, status="waiting", version=1, width=settings.width,
         height=settings.height, mines=settings.mines, preset=settings.preset,
-        no_guess=body.no_guess, rated=body.mode == "race" and body.rated is not False,
-        on_mine=body.on_mine, time_limit_s=body.time_limit_s, capacity=body.seats,
-        created_at=now, seats=seats,
+        no_guess=body.no_guess, rated=rated, on_mine=body.on_mine,
+        time_limit_s=body.time_limit_s, capacity=body.seats, created_at=now, seats=seats,
+        asked_rated=rated,
     )
 
 
@@ -170,7 +174,12 @@ async def create(request: Request) -> Response:
     state = new_state(
         secrets.token_hex(16), body, settings, now, (await seat_of(b, owner),)
     )
-    await b.matches.create(state, update(Changed(state, "joined", 0), now))
+    await seating.claim(b, owner.player_id, state.id)
+    try:
+        await b.matches.create(state, update(Changed(state, "joined", 0), now))
+    except BaseException:
+        await seating.release(b, owner.player_id, state.id)
+        raise
     metrics.MATCHES.labels("created").inc()
     view = views.match_view(state, now, owner.player_id)
     return MsgspecResponse(
@@ -278,11 +287,13 @@ async def join(request: Request) -> Response:
     owner = await authorised_player(request)
     b = backends.of(request)
     seat = await seat_of(b, owner)
+    _, state = await b.matches.load(match_id)
+    match_rules.join(state, seat)  # a refusal for this match comes before one for another
 
     async def step(state: MatchState, now: int) -> Changed | None:
         return match_rules.join(state, seat)
 
-    _, state = await change_match(b, match_id, step)
+    state = await _seated(b, owner.player_id, match_id, step)
     if len(state.seats) == state.capacity:
         state = await begin(b, match_id)
     return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
@@ -295,8 +306,25 @@ async def leave(request: Request) -> Response:
     async def step(state: MatchState, now: int) -> Changed | None:
         return match_rules.leave(state, owner.player_id, now)
 
-    _, state = await change_match(backends.of(request), match_id, step)
+    b = backends.of(request)
+    before, state = await change_match(b, match_id, step)
+    if before.status == "waiting":  # the seat is free, and so is its player
+        await b.matches.release_seat(owner.player_id, match_id)
     return MsgspecResponse(views.match_view(state, now_ms(), owner.player_id))
+
+
+async def _seated(b: Backends, player_id: str, match_id: str, step: Step) -> MatchState:
+    """Seat the player by ``step``, holding them for this match (``seating.py``): a
+    player already in another unfinished match is refused; the hold goes again should
+    the seat be refused."""
+    taken = await seating.claim(b, player_id, match_id)
+    try:
+        _, state = await change_match(b, match_id, step)
+    except BaseException:
+        if taken:
+            await seating.release(b, player_id, match_id)
+        raise
+    return state
 
 
 def rematch_id_of(match_id: str) -> str:
@@ -317,24 +345,33 @@ async def rematch(request: Request) -> Response:
     new_id = rematch_id_of(match_id)
     now = now_ms()
     state = match_rules.rematch(old, new_id, seat, now)
-    made = await b.matches.create(state, update(Changed(state, "joined", 0), now))
-    if made:
-        metrics.MATCHES.labels("created").inc()
-    else:
+    taken = await seating.claim(b, owner.player_id, new_id)
+    try:
+        made = await b.matches.create(state, update(Changed(state, "joined", 0), now))
+        if made:
+            metrics.MATCHES.labels("created").inc()
+        else:
 
-        async def sit(state: MatchState, now: int) -> Changed | None:
-            if match_rules.seated(state, owner.player_id) is not None:
-                return None  # asked twice: the rematch it is in
-            return match_rules.join(state, seat)
+            async def sit(state: MatchState, now: int) -> Changed | None:
+                if match_rules.seated(state, owner.player_id) is not None:
+                    return None  # asked twice: the rematch it is in
+                return match_rules.join(state, seat)
 
-        before, state = await change_match(b, new_id, sit)
-        if state is not before and len(state.seats) == state.capacity:
-            state = await begin(b, new_id)
+            before, state = await change_match(b, new_id, sit)
+            if state is not before and len(state.seats) == state.capacity:
+                state = await begin(b, new_id)
+    except BaseException:
+        if taken:
+            await seating.release(b, owner.player_id, new_id)
+        raise
 
     async def point(state: MatchState, now: int) -> Changed | None:
         return match_rules.point_to_rematch(state, owner.player_id, new_id)
 
     await change_match(b, match_id, point)
+    if not made:
+        # The rematch as it is now: another player may have filled and started it since.
+        _, state = await b.matches.load(new_id)
     return MsgspecResponse(
         wire.CreatedMatch(match=views.match_view(state, now_ms(), owner.player_id)),
         status_code=201 if made else 200, headers={"Location": f"/matches/{new_id}"},

@@ -65,17 +65,23 @@ _outage = _Outage()
 
 class ApiError(Exception):
     def __init__(
-        self, status: int, code: str, detail: str, headers: dict[str, str] | None = None
+        self, status: int, code: str, detail: str, headers: dict[str, str] | None = None,
+        *, match_id: str | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.headers = headers
+        # ``already_playing``: the match that holds the player.
+        self.match_id = match_id
 
 
-def problem(status: int, code: str, detail: str) -> Problem:
-    return Problem(title=HTTPStatus(status).phrase, status=status, code=code, detail=detail)
+def problem(status: int, code: str, detail: str, match_id: str | None = None) -> Problem:
+    return Problem(
+        title=HTTPStatus(status).phrase, status=status, code=code, detail=detail,
+        match_id=match_id,
+    )
 
 
 def api_error_of(exc: Exception) -> ApiError:
@@ -116,7 +122,8 @@ def api_error_of(exc: Exception) -> ApiError:
 
 def respond(err: ApiError) -> Response:
     return ProblemResponse(
-        problem(err.status, err.code, err.detail), status_code=err.status, headers=err.headers
+        problem(err.status, err.code, err.detail, err.match_id), status_code=err.status,
+        headers=err.headers,
     )
 
 

@@ -98,7 +98,8 @@ async def race(request: Request) -> Response:
     if unknown:
         raise ApiError(422, "invalid_request", f"unknown parameter {sorted(unknown)[0]!r}")
     raw = params.get("limit", "20")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_LIMIT:
+    # Thousands of digits are no limit, and too many for int() (a ValueError, not a 422).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or not 1 <= int(raw) <= MAX_LIMIT:
         raise ApiError(422, "invalid_request", f"limit takes 1 to {MAX_LIMIT}")
     bot_raw = params.get("bot", "false")
     if bot_raw not in ("true", "false"):

@@ -11,7 +11,6 @@ player's socket is open (``player_events.py`` keeps it alive).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 from typing import cast
 
@@ -20,13 +19,14 @@ from starlette.responses import Response
 
 from .. import engine, metrics, wire
 from ..store import MatchNotFound, Owner, Seek, SeekNotFound
-from . import backends, matches, ratings
+from . import backends, matches, ratings, seating
 from .auth import authorised_player
 from .backends import Backends
 from .match_rules import Changed
 from .problems import ApiError
 from .requests import now_ms, path_id, read_body
 from .responses import MsgspecResponse
+from .turns import busy
 
 # Rating points two seeks may differ by at first, and how fast that widens (per second).
 WINDOW = 100.0
@@ -64,6 +64,10 @@ async def _make_match(b: Backends, match_id: str, pool: str, player_ids: list[st
         Owner(pid, name, token_hash, bot)
         for pid, (token_hash, bot, name) in zip(player_ids, [f for f in found if f], strict=True)
     ]
+    # The pair holds both players: whatever else took them since refuses its seat,
+    # having seen this pair's seek (``seating.py``).
+    for pid in player_ids:
+        await b.matches.claim_seat(pid, match_id, now_ms(), seating.ttl_ms(b), force=True)
     seats = tuple(await asyncio.gather(*(matches.seat_of(b, o) for o in owners)))
     body = wire.NewMatch(mode="race", preset=preset, no_guess=board == "noguess", rated=True)
     now = now_ms()
@@ -82,23 +86,48 @@ async def create(request: Request) -> Response:
     owner = await authorised_player(request)
     b = backends.of(request)
     rating = await ratings.rating_of(b, owner.player_id, owner.bot)
-    # A player seeks one race at a time: a new seek replaces the one still waiting.
-    previous = await b.matches.player_seek(owner.player_id)
-    if previous is not None:
-        with contextlib.suppress(SeekNotFound):
-            _, old_pool = await b.matches.seek(previous)
-            await b.matches.cancel_seek(previous, old_pool)
+    await seating.check(b, owner.player_id)
     seek_id = secrets.token_hex(16)
     pool = pool_of(body, owner.bot)
-    await b.matches.add_seek(
-        seek_id, owner.player_id, pool, rating.rating if rating else ratings.MU, now_ms()
-    )
+    await _add(b, seek_id, owner.player_id, pool, rating.rating if rating else ratings.MU)
+    # A match that took the player since the check above (a join through another
+    # replica) wins, unless this seek paired first: then that join is refused.
+    held = await seating.holding(b, owner.player_id, await b.matches.seat_claim(owner.player_id))
+    if held is not None and await b.matches.cancel_seek(seek_id, pool):
+        raise seating.refusal(held)
     await _pair(b, seek_id, pool, owner.player_id)
     seek, _ = await b.matches.seek(seek_id)
     return MsgspecResponse(
         wire.CreatedSeek(seek=view(seek)), status_code=201,
         headers={"Location": f"/seeks/{seek_id}"},
     )
+
+
+async def _add(b: Backends, seek_id: str, player_id: str, pool: str, rating: float) -> None:
+    """Add the seek as the player's latest: a player seeks one race at a time, so the
+    seek it replaces is cancelled if it still waits, and one that paired refuses it
+    while its match is not over."""
+    latest = await b.matches.player_seek(player_id)
+    over = False
+    for _ in range(seating.ATTEMPTS):
+        status, found = await b.matches.add_seek(
+            seek_id, player_id, pool, rating, now_ms(), latest=latest, latest_over=over
+        )
+        if status == "added":
+            return
+        if status == "matched" and found is not None:
+            try:
+                paired, _ = await b.matches.seek(found)
+            except SeekNotFound:
+                paired = None
+            held = await seating.seek_holding(b, paired) if paired else None
+            if held is not None:
+                raise seating.refusal(held)
+            over = True
+        else:
+            over = False
+        latest = found
+    raise busy()
 
 
 def seek_id_of(conn: HTTPConnection) -> str:

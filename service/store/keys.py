@@ -54,6 +54,12 @@ def player_counted(player_id: str) -> str:
     return f"ms:{{p:{player_id}}}:counted"
 
 
+def player_seat(player_id: str) -> str:
+    """The one unfinished match the player sits in: ``"<match id> <since ms>"``, expiring
+    with the match's life."""
+    return f"ms:{{p:{player_id}}}:seat"
+
+
 def player_channel(player_id: str) -> str:
     """The pub/sub channel of the player's socket."""
     return f"ms:{{p:{player_id}}}:live"
@@ -150,7 +156,8 @@ def seek_pool(pool: str) -> str:
 
 
 def player_seek(player_id: str) -> str:
-    """The player's latest seek's id."""
+    """The player's latest seek's id (on the seeks' slot, so that adding a seek and
+    replacing the one before is one script)."""
     return f"ms:{{seeks}}:player:{player_id}"
 
 

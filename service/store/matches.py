@@ -86,6 +86,10 @@ class MatchState(msgspec.Struct, frozen=True, array_like=True):
     invited: tuple[str, ...] = ()
     # The match a rematch follows.
     rematch_of: str | None = None
+    # Whether its creator asked for a rated match (``rated`` is whether it counts, which
+    # a match over before its start, or between a bot and a human, does not). None: a
+    # match stored before this was kept, asked as ``rated`` says.
+    asked_rated: bool | None = None
 
 
 _state = msgspec.msgpack.Decoder(MatchState)
@@ -115,6 +119,8 @@ class MatchStore:
         self._create = redis.register_script(source("create.lua"))
         self._due = redis.register_script(source("due.lua"))
         self._pair = redis.register_script(source("pair.lua"))
+        self._seek = redis.register_script(source("seek.lua"))
+        self._seat = redis.register_script(source("seat.lua"))
         self._rate = redis.register_script(source("rate.lua"))
 
     # ---- matches ----------------------------------------------------------------------------
@@ -191,20 +197,22 @@ class MatchStore:
     # ---- seeks ------------------------------------------------------------------------------
 
     async def add_seek(
-        self, seek_id: str, player_id: str, pool: str, rating: float, now_ms: int
-    ) -> None:
-        fields: dict[Any, Any] = {
-            "pid": player_id, "pool": pool, "rating": rating, "created": now_ms,
-            "alive": now_ms, "status": "waiting",
-        }
+        self, seek_id: str, player_id: str, pool: str, rating: float, now_ms: int, *,
+        latest: str | None, latest_over: bool = False,
+    ) -> tuple[str, str | None]:
+        """Add the seek as the player's latest, if ``latest`` is still their latest seek:
+        one still waiting is cancelled. ``("added", None)``; ``("moved", id)`` when
+        another seek came first; ``("matched", id)`` when the latest seek has paired
+        (and ``latest_over`` does not say its match is over)."""
         with redis_errors():
-            # The seek's hash first: the pool may name only seeks that exist.
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.hset(keys.seek(seek_id), mapping=fields)
-            pipe.pexpire(keys.seek(seek_id), 3600 * 1000)
-            pipe.zadd(keys.seek_pool(pool), {seek_id: rating})
-            pipe.set(keys.player_seek(player_id), seek_id, px=3600 * 1000)
-            await pipe.execute()
+            status, found = await self._seek(
+                keys=[keys.seek(seek_id), keys.seek_pool(pool), keys.player_seek(player_id)],
+                args=[
+                    seek_id, player_id, pool, rating, now_ms, 3600 * 1000, latest or "",
+                    "1" if latest_over else "0", keys.seek(""), keys.seek_pool(""),
+                ],
+            )
+        return status.decode(), found.decode() or None
 
     async def pair(
         self, seek_id: str, pool: str, now_ms: int, *, expiry_ms: int, window: float,
@@ -270,6 +278,40 @@ class MatchStore:
                 script, 2, keys.seek(seek_id), keys.seek_pool(pool), seek_id
             )
         return bool(done)
+
+    # ---- the one unfinished match a player sits in -----------------------------------------
+
+    async def claim_seat(
+        self, player_id: str, match_id: str, now_ms: int, ttl_ms: int, *,
+        replacing: str | None = None, force: bool = False,
+    ) -> tuple[str, str | None]:
+        """Claim the player for the match: ``("taken", None)``, ``("held", claim)`` when
+        the claim was already this match's, ``("other", claim)`` when another match
+        holds it (``replacing``: a claim found over, taken over if it is still there)."""
+        with redis_errors():
+            status, claim = await self._seat(
+                keys=[keys.player_seat(player_id)],
+                args=["force" if force else "take", match_id, now_ms, ttl_ms, replacing or ""],
+            )
+        return status.decode(), claim.decode() or None
+
+    async def seat_claim(self, player_id: str) -> str | None:
+        """The player's claim as stored: ``"<match id> <since ms>"``."""
+        with redis_errors():
+            found = cast(Any, await self.redis.get(keys.player_seat(player_id)))
+        return found.decode() if found else None
+
+    async def release_seat(self, player_id: str, match_id: str) -> None:
+        """The player is free again, if the match held them."""
+        with redis_errors():
+            await self._seat(keys=[keys.player_seat(player_id)], args=["release", match_id, 0, 0])
+
+    async def refresh_seat(self, player_id: str, match_id: str, ttl_ms: int) -> None:
+        """The claim, if the match's, expires ``ttl_ms`` from now."""
+        with redis_errors():
+            await self._seat(
+                keys=[keys.player_seat(player_id)], args=["refresh", match_id, 0, ttl_ms]
+            )
 
     # ---- ratings ----------------------------------------------------------------------------
 

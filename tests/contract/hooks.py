@@ -92,13 +92,29 @@ class Games:
                     return game_id, token
         raise AssertionError("a 4x4 board played in full has ended")
 
-    def match(self, base_url: str) -> str:
-        """A new match of the run's player, waiting for an opponent."""
+    def free(self, base_url: str, answer: httpx.Response) -> bool:
+        """A player sits in one match at a time: when ``answer`` says the run's player
+        is in another (``already_playing``), they leave it; True when they did."""
+        if answer.status_code != 409 or answer.json().get("code") != "already_playing":
+            return False
         _, token = self.player(base_url)
-        answer = self.http(base_url).post(
-            "/matches", json={"mode": "race", "preset": "beginner"},
+        self.http(base_url).post(
+            f"/matches/{answer.json()['match_id']}/leave",
             headers={"Authorization": f"Bearer {token}"},
         )
+        return True
+
+    def match(self, base_url: str) -> str:
+        """A new match of the run's player, waiting for an opponent (leaving the one
+        they were in)."""
+        _, token = self.player(base_url)
+        for _ in range(3):
+            answer = self.http(base_url).post(
+                "/matches", json={"mode": "race", "preset": "beginner"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            if not self.free(base_url, answer):
+                break
         assert answer.status_code == 201, answer.text
         match_id: str = answer.json()["match"]["id"]
         return match_id
@@ -106,9 +122,12 @@ class Games:
     def seek(self, base_url: str) -> str:
         """A new seek of the run's player (never paired with the same player's)."""
         _, token = self.player(base_url)
-        answer = self.http(base_url).post(
-            "/seeks", json={"preset": "expert"}, headers={"Authorization": f"Bearer {token}"}
-        )
+        for _ in range(3):
+            answer = self.http(base_url).post(
+                "/seeks", json={"preset": "expert"}, headers={"Authorization": f"Bearer {token}"}
+            )
+            if not self.free(base_url, answer):
+                break
         assert answer.status_code == 201, answer.text
         seek_id: str = answer.json()["seek"]["id"]
         return seek_id

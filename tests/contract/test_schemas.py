@@ -196,7 +196,7 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
     ),
     ("get", "/players/{player_id}"): (None, {"200": "PlayerView"}, {"404", "429", "503"}),
     ("post", "/matches"): (
-        "NewMatch", {"201": "CreatedMatch"}, {"400", "401", "413", "422", "429", "503"}
+        "NewMatch", {"201": "CreatedMatch"}, {"400", "401", "409", "413", "422", "429", "503"}
     ),
     ("get", "/matches/{match_id}"): (None, {"200": "MatchView"}, {"401", "404", "429", "503"}),
     ("post", "/matches/{match_id}/join"): (
@@ -212,7 +212,7 @@ BODIES: dict[tuple[str, str], tuple[str | None, dict[str, str], set[str]]] = {
         None, {"200": "MatchView"}, {"401", "403", "404", "409", "429", "503"}
     ),
     ("post", "/seeks"): (
-        "NewSeek", {"201": "CreatedSeek"}, {"400", "401", "413", "422", "429", "503"}
+        "NewSeek", {"201": "CreatedSeek"}, {"400", "401", "409", "413", "422", "429", "503"}
     ),
     ("get", "/seeks/{seek_id}"): (None, {"200": "SeekView"}, {"404", "429", "503"}),
     ("delete", "/seeks/{seek_id}"): (

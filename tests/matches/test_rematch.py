@@ -164,3 +164,27 @@ def test_a_rematch_whose_last_seat_fills_as_another_leaves_does_not_start_unfull
             assert view["status"] == "countdown", view
             assert seats == [(bob.id, "playing"), (alice.id, "resigned"),
                              (carol.id, "playing")], view
+
+
+def test_a_rated_race_over_in_its_countdown_rematches_rated(clients: tuple[Api, Api]) -> None:
+    """Every seat left in the countdown: the race counted for nobody, but its rematch is
+    the rated race that was asked for."""
+    a, b = clients
+    alice, bob = a.register(), b.register()
+    match = new_match(a, alice, seats=2)
+    call(b, "POST", f"/matches/{match['id']}/join", bob)
+    for api, p in ((a, alice), (b, bob)):
+        call(api, "POST", f"/matches/{match['id']}/leave", p)
+    over = wait_for_match(a, match["id"], "finished")
+    assert over["rated"] is False
+    first = call(b, "POST", f"/matches/{match['id']}/rematch", bob, expect=201)["match"]
+    assert first["rated"] is True
+    second = call(a, "POST", f"/matches/{match['id']}/rematch", alice)["match"]
+    assert second["id"] == first["id"] and second["rated"] is True
+    assert second["status"] == "countdown"
+    # Asked again once it counts down: the rematch as it is now.
+    again = call(b, "POST", f"/matches/{match['id']}/rematch", bob)["match"]
+    assert again["status"] in ("countdown", "playing") and len(again["seats"]) == 2
+    for api, p in ((a, alice), (b, bob)):
+        call(api, "POST", f"/matches/{first['id']}/leave", p)
+    wait_for_match(a, first["id"], "finished")

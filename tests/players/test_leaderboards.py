@@ -191,3 +191,10 @@ def test_a_win_sent_again_is_ranked_if_its_first_answer_was_cut_short(
     stats = a.player(bot)["stats"]["beginner"]["no_guess"]
     assert (stats["played"], stats["won"]) == (1, 1)
     store.close()
+
+
+def test_a_limit_of_thousands_of_digits_is_refused_as_any_other(a: Api) -> None:
+    huge = "9" * 5000
+    for path in (f"/leaderboards/beginner?limit={huge}", f"/ratings/race?limit={huge}"):
+        r = a.client.get(path)
+        assert r.status_code == 422 and r.json()["code"] == "invalid_request", (path, r.text)

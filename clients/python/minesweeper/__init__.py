@@ -18,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from .errors import (
+    AlreadyPlaying,
     AlreadySeated,
     ApiError,
     Forbidden,
@@ -75,6 +76,7 @@ else:
         return value
 
 __all__ = [
+    "AlreadyPlaying",
     "AlreadySeated",
     "ApiError",
     "AsyncClient",

@@ -19,6 +19,7 @@ from typing import ClassVar
 from .wire import Problem
 
 __all__ = [
+    "AlreadyPlaying",
     "AlreadySeated",
     "ApiError",
     "Forbidden",
@@ -103,6 +104,16 @@ class MatchStarted(ApiError, code="match_started"):
 
 class AlreadySeated(ApiError, code="already_seated"):
     """409: the player already has a seat in the match."""
+
+
+class AlreadyPlaying(ApiError, code="already_playing"):
+    """409: the player sits in another match not finished yet (waiting, counting down or
+    playing), or their seek paired into one: :attr:`match_id` names it, to go back to or
+    leave. A player sits in one match at a time."""
+
+    @property
+    def match_id(self) -> str | None:
+        return self.problem.match_id
 
 
 class NotStarted(ApiError, code="not_started"):

@@ -587,6 +587,8 @@ class Problem(Struct, omit_defaults=True):
     code: str
     detail: str
     type: str = "about:blank"
+    #: ``already_playing``: the match that holds the player, to go back to or leave.
+    match_id: str | None = None
 
 
 class Health(Struct):
@@ -746,6 +748,7 @@ PROBLEM_STATUSES: Final[Mapping[str, tuple[int, ...]]] = {
     "match_full": (409,),
     "match_started": (409,),
     "already_seated": (409,),
+    "already_playing": (409,),
     "not_started": (409,),
     "not_seated": (409,),
     "version_conflict": (412,),

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 
 import {
   canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
-  placeWords, PlayerFeed, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
+  placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
   rematchShut, replayOutcome, resultRows, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle,
 } from "../../../clients/web/match.js";
@@ -153,6 +153,9 @@ describe("a rematch", () => {
     assert.equal(rematchShut(err("match_started")), true);
     assert.equal(rematchShut(err("match_full")), true);
     assert.equal(rematchShut(err("forbidden")), false);
+    const playing = Object.assign(err("already_playing"), { problem: { match_id: "ab12" } });
+    assert.equal(rematchRefusal(playing), "You are already in match ab12: go back to it, or leave it first.");
+    assert.equal(playingElsewhere(playing), rematchRefusal(playing));
   });
 });
 
