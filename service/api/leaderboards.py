@@ -69,7 +69,8 @@ async def leaderboard(request: Request) -> Response:
             date=date,
             entries=[
                 wire.LeaderboardEntry(
-                    rank=rank,
+                    # Equal times share a place (1, 2, 2, 4).
+                    rank=1 + sum(other.elapsed_ms < e.elapsed_ms for other in entries),
                     player_id=e.player_id,
                     player=names.get(e.player_id, e.player),
                     elapsed_ms=e.elapsed_ms,
@@ -79,7 +80,7 @@ async def leaderboard(request: Request) -> Response:
                     game_id=None if date and not daily.over(date, now) else e.game_id,
                     ended_at=wire.timestamp(e.ended_at),
                 )
-                for rank, e in enumerate(entries, start=1)
+                for e in entries
             ],
         )
     )

@@ -108,11 +108,13 @@ async def race(request: Request) -> Response:
     b = backends.of(request)
     top = await b.matches.top(pool(bot), int(raw))
     names = await b.players.names_of([pid for pid, *_ in top])
-    entries = [
-        wire.RatingEntry(
-            rank=i + 1, player_id=pid, player=names.get(pid, ""), rating=shown(mu),
-            deviation=round(sigma, 1), games=games,
-        )
-        for i, (pid, mu, sigma, games) in enumerate(top)
-    ]
+    entries: list[wire.RatingEntry] = []
+    for i, (pid, mu, sigma, games) in enumerate(top):
+        rating = shown(mu)
+        # Equal ratings, as shown, share a place (1, 2, 2, 4).
+        tied = entries and entries[-1].rating == rating
+        entries.append(wire.RatingEntry(
+            rank=entries[-1].rank if tied else i + 1, player_id=pid,
+            player=names.get(pid, ""), rating=rating, deviation=round(sigma, 1), games=games,
+        ))
     return MsgspecResponse(wire.RatingList(mode="race", bot=bot, entries=entries))
