@@ -58,6 +58,10 @@ def ws_base(base_url: str) -> str:
     return f"{ {'http': 'ws', 'https': 'wss'}.get(scheme, scheme)}{sep}{rest}"
 _encoder = msgspec.json.Encoder()
 
+# How long closing a socket waits for the service's closing handshake (websockets' own
+# default is 10 s): quitting must not hang on a service that stopped answering.
+CLOSE_TIMEOUT = 1.0
+
 # The service closes a socket that sends more than about 20 messages a second (in bursts
 # of up to 40): moves quicker than this wait their turn here rather than lose the
 # connection, as a burst of keys after a stalled moment would.
@@ -139,9 +143,10 @@ class LiveGame:
                 self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
 
     async def aclose(self) -> None:
+        """Close the socket, waiting at most about :data:`CLOSE_TIMEOUT` for the service."""
         self._closing = True
         if self._ws is not None:
-            await self._ws.close()
+            await _close(self._ws)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -251,8 +256,8 @@ class LiveGame:
     async def _connect(self) -> None:
         url = self.url if self.version is None else f"{self.url}?since={self.version}"
         ws = await connect(
-            url, open_timeout=self._timeout, max_size=self._max_size,
-            user_agent_header=_http.USER_AGENT,
+            url, open_timeout=self._timeout, close_timeout=CLOSE_TIMEOUT,
+            max_size=self._max_size, user_agent_header=_http.USER_AGENT,
         )
         if self._token:
             # Nothing answers a good token; a refused one comes back as an error with this id.
@@ -288,7 +293,7 @@ class LiveGame:
             pass
         finally:
             self._ready.clear()
-            await ws.close()
+            await _close(ws)
         self._fail_pending(ConnectionError("the live connection dropped during the move"))
 
     async def _handle(self, message: ServerMessage) -> bool:
@@ -355,6 +360,12 @@ class LiveGame:
         return f"<LiveGame {self.game_id} at version {self.version}>"
 
 
+async def _close(ws: ClientConnection) -> None:
+    """Close ``ws`` without waiting long for a service that does not answer."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ws.close(), 2 * CLOSE_TIMEOUT)
+
+
 _match_messages: msgspec.json.Decoder[MatchServerMessage] = msgspec.json.Decoder(
     MatchServerMessage
 )
@@ -386,7 +397,8 @@ async def watch_match(
     while True:
         url = base if version is None else f"{base}?since={version}"
         try:
-            ws = await connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT)
+            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
+                               user_agent_header=_http.USER_AGENT)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             if not connected:
                 raise

@@ -167,8 +167,8 @@ class Racer(Player):
 
     def interrupt(self) -> None:
         """Ctrl-C: leave the screen (the seat stays as it is)."""
-        self.interrupted = self.done = True
-        self._switch.set()
+        self.interrupted = True
+        self.stop()
 
     def companions(self) -> list[Coroutine[Any, Any, None]]:
         return [self.follow_match(self.match.id)]
@@ -278,7 +278,7 @@ class Racer(Player):
     async def leave_rematch(self) -> None:
         """Give up the seat of a rematch still waiting, and leave."""
         if await self.attempt(self.client.leave_match(self.match.id), "not left") is not None:
-            self.done = True
+            self.stop()
 
     # ---- the match's clock ------------------------------------------------------------
 
@@ -324,15 +324,12 @@ class Racer(Player):
                 "q again resigns the race (anything else plays on)"
             )
         elif quitting and self.racing():
-            if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
-                self.done = True
-                return
+            self.resigning = False
+            self.later("resign", self.resign)
         elif quitting and waiting and self.previous is not None:
-            await self.leave_rematch()
-            if self.done:
-                return
+            self.later("leave", self.leave_rematch)
         elif key == "r" and not self.racing():
-            await self.ask_rematch()
+            self.later("rematch", self.ask_rematch)
         elif key in ("h", "p", "n"):
             self.message = "no hints, pauses or new games in a race"
         else:
@@ -340,6 +337,10 @@ class Racer(Player):
             await super().press(key)
             return
         self.draw()
+
+    async def resign(self) -> None:
+        if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
+            self.stop()
 
     # ---- the screen -------------------------------------------------------------------
 
