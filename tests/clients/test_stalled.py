@@ -3,6 +3,7 @@ at once, and the SDK notices a silent socket by its missing heartbeats."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -11,7 +12,10 @@ from collections.abc import Iterator
 
 import pexpect
 import pytest
-from minesweeper import Client
+from minesweeper import AsyncClient, Client, Heartbeat, Snapshot
+from minesweeper.wire import MatchHeartbeat, MatchSnapshot
+
+from tests.support.play import unique_name
 
 from tests.support.servers import ServiceProcess, free_port
 
@@ -116,6 +120,79 @@ def test_watch_ends_at_once_on_ctrl_c(service: ServiceProcess, cli_env: dict[str
         with frozen(service):
             child.sendintr()
             ends_within(child, 5)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+@pytest.fixture
+def chatty(redis_url: str) -> Iterator[ServiceProcess]:
+    """A service of the test's own that sends a heartbeat every second."""
+    svc = ServiceProcess({"REDIS_URL": redis_url, "HEARTBEAT_SECONDS": "1"},
+                         port=free_port()).start()
+    try:
+        yield svc
+    finally:
+        assert svc.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(svc.proc.pid, signal.SIGCONT)
+        svc.stop()
+
+
+async def _until_dropped(messages: object) -> float:
+    """Seconds until iterating ``messages`` raised ``ConnectionError``."""
+    started = time.monotonic()
+    with pytest.raises(ConnectionError):
+        while True:
+            await asyncio.wait_for(anext(messages), 30)  # type: ignore[call-overload]
+    return time.monotonic() - started
+
+
+async def test_a_silent_game_socket_counts_as_dropped(chatty: ServiceProcess) -> None:
+    """No heartbeat for heartbeat_timeout seconds: the socket is dropped and resumed
+    (here, with retries=1 against a frozen service: given up) well before websockets'
+    own pings would have noticed (20 s + 20 s)."""
+    async with AsyncClient(chatty.url, timeout=2, heartbeat_timeout=3) as client:
+        game = await client.new_game("beginner")
+        async with contextlib.aclosing(client.watch(game, retries=1)) as messages:
+            assert isinstance(await anext(messages), Snapshot)
+            assert isinstance(await asyncio.wait_for(anext(messages), 10), Heartbeat)
+            with frozen(chatty):
+                assert await _until_dropped(messages) < 15
+
+
+async def test_a_silent_match_socket_counts_as_dropped(chatty: ServiceProcess) -> None:
+    async with AsyncClient(chatty.url, timeout=2, heartbeat_timeout=3) as client:
+        ada = await client.register(unique_name("quiet"))
+        room = await client.new_match("race", "beginner", player_token=ada.token)
+        messages = client.watch_match(room.id, retries=1)
+        async with contextlib.aclosing(messages):
+            assert isinstance(await anext(messages), MatchSnapshot)
+            assert isinstance(await asyncio.wait_for(anext(messages), 10), MatchHeartbeat)
+            with frozen(chatty):
+                assert await _until_dropped(messages) < 15
+
+
+def test_watch_command_reconnects_however_long_the_service_is_away(
+    service: ServiceProcess, cli_env: dict[str, str]
+) -> None:
+    """The command says it lost the connection, keeps trying past the live connection's
+    own few tries, and prints the moves made once the service is back."""
+    with Client(service.url) as client:
+        game = client.new_game("beginner", seed=424)
+    argv = [*command(), "watch", game.id, "--url", service.url]
+    child = pexpect.spawn(argv[0], argv[1:], env=cli_env, encoding="utf-8", timeout=20)
+    try:
+        child.expect(f"game {game.id}")
+        service.stop()
+        child.expect("connection lost: reconnecting")
+        time.sleep(14)  # longer than the live connection's own tries (about 11 s)
+        assert child.isalive()
+        service.start()
+        child.expect("reconnected")
+        with Client(service.url) as client:
+            client.reveal(game, 4, 4)
+        child.expect("v1 reveal 4,4")
     finally:
         if child.isalive():
             child.terminate(force=True)

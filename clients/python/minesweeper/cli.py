@@ -27,12 +27,13 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn, get_args
 
 import httpx
 import msgspec
+from websockets.exceptions import InvalidHandshake
 
 from . import text
 from ._http import DEFAULT_URL
@@ -40,6 +41,7 @@ from .aio import AsyncClient
 from .client import Client
 from .errors import ApiError
 from .game import Game, apply_diff
+from .live import LiveMessage
 from .tokens import TokenStore
 from .wire import CreatedGame, Diff, GameView, Heartbeat, PresetName, Reset, Snapshot
 
@@ -49,6 +51,7 @@ _json = msgspec.json.Encoder()
 
 
 PRESETS = list(get_args(PresetName))
+RETRY_S = 1.0  # how often `watch` tries to get a lost connection back
 
 
 class Stopped(Exception):
@@ -464,9 +467,44 @@ class Cli:
 
     async def _watch(self, client: AsyncClient, game_id: str, since: int | None) -> str | None:
         """Print one game's messages until it ends; the next game's id with ``--follow``."""
+        async with contextlib.aclosing(self._messages(client, game_id, since)) as messages:
+            return await self._print(client, game_id, messages)
+
+    async def _messages(
+        self, client: AsyncClient, game_id: str, since: int | None
+    ) -> AsyncGenerator[LiveMessage, None]:
+        """The game's messages, the connection got back as often as it is lost (said on
+        stderr) once it was there; a first connection that fails raises."""
+        version, connected, lost = since, False, False
+        while True:
+            try:
+                async with client.connect(game_id, since=version, retries=1) as live:
+                    connected = True
+                    if lost:
+                        print("minesweeper: reconnected", file=sys.stderr, flush=True)
+                        lost = False
+                    async for message in live:
+                        if isinstance(message, Snapshot):
+                            version = message.game.version
+                        elif isinstance(message, Diff):
+                            version = message.version
+                        yield message
+                return
+            except (OSError, InvalidHandshake, TimeoutError):
+                if not connected:
+                    raise
+                if not lost:
+                    print("minesweeper: connection lost: reconnecting...", file=sys.stderr,
+                          flush=True)
+                    lost = True
+                await asyncio.sleep(RETRY_S)
+
+    async def _print(
+        self, client: AsyncClient, game_id: str, messages: AsyncGenerator[LiveMessage, None]
+    ) -> str | None:
         a = self.args
         view: GameView | None = None
-        async for message in client.watch(game_id, since=since):
+        async for message in messages:
             if self.json and not isinstance(message, Heartbeat):
                 self.dump(message)
             if isinstance(message, Reset):

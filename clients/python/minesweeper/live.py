@@ -61,6 +61,10 @@ _encoder = msgspec.json.Encoder()
 # How long closing a socket waits for the service's closing handshake (websockets' own
 # default is 10 s): quitting must not hang on a service that stopped answering.
 CLOSE_TIMEOUT = 1.0
+# How long a socket may stay silent before it counts as dropped: the service sends a
+# heartbeat every 15 s (its HEARTBEAT_SECONDS) while nothing else happens, so a socket
+# with nothing for about twice that is held by a service that stopped answering.
+HEARTBEAT_TIMEOUT = 35.0
 
 # The service closes a socket that sends more than about 20 messages a second (in bursts
 # of up to 40): moves quicker than this wait their turn here rather than lose the
@@ -90,7 +94,8 @@ class LiveGame:
     game, a wrong token) and ``ConnectionError`` when it could not resume after
     ``retries`` attempts. ``max_size`` is the largest message taken, websockets' own
     1 MiB by default: the largest board's snapshot fits, and so does any diff of it,
-    since the service sends a big change as runs.
+    since the service sends a big change as runs. A socket that brings nothing, not
+    even a heartbeat, for ``heartbeat_timeout`` seconds counts as dropped, and resumes.
     """
 
     def __init__(
@@ -103,6 +108,7 @@ class LiveGame:
         retries: int = 8,
         timeout: float = 10.0,
         max_size: int = 2**20,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
     ) -> None:
         self.url = f"{ws_base(base_url)}/games/{game_id}/events"
         self.game_id = game_id
@@ -112,6 +118,7 @@ class LiveGame:
         self._retries = retries
         self._timeout = timeout
         self._max_size = max_size
+        self._heartbeat_timeout = heartbeat_timeout
         self._queue: asyncio.Queue[LiveMessage | BaseException | None] = asyncio.Queue(1024)
         self._pending: dict[int, asyncio.Future[Diff]] = {}
         self._ids = itertools.count(1)
@@ -282,7 +289,11 @@ class LiveGame:
     async def _pump(self, ws: ClientConnection) -> None:
         """Deliver messages until the socket drops or a version was missed."""
         try:
-            async for raw in ws:
+            while True:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), self._heartbeat_timeout)
+                except TimeoutError:
+                    break  # not even a heartbeat: the service stopped answering
                 try:
                     message = _decoder.decode(raw)
                 except msgspec.ValidationError:
@@ -378,13 +389,15 @@ async def watch_match(
     token: str | None,
     timeout: float,
     retries: int = 8,
+    heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
 ) -> AsyncGenerator[MatchServerMessage, None]:
     """A match's socket, decoded: first the match, then its updates (and heartbeats and
     co-op cursors); with ``token`` (a seated player's) the player's own seat shows.
 
     It resumes as :class:`LiveGame` does: after a dropped socket, an update that skips
     a version or a heartbeat ahead of the last update, it connects again with
-    ``?since=`` the last version it yielded, so updates go up one version at a time.
+    ``?since=`` the last version it yielded, so updates go up one version at a time; a
+    socket silent for ``heartbeat_timeout`` seconds (no heartbeat) counts as dropped.
     An error the service sends is yielded, and the watch ends when that socket
     closes. The first connection's failure is raised at once (``OSError`` or a
     handshake error), as :meth:`LiveGame.open` does; a lost one that did not come back
@@ -415,7 +428,11 @@ async def watch_match(
             async with ws:
                 if token is not None:
                     await ws.send(msgspec.json.encode(Auth(token=token)).decode())
-                async for text in ws:
+                while True:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
+                    except TimeoutError:
+                        break  # not even a heartbeat: the service stopped answering
                     try:
                         message = _match_messages.decode(text)
                     except msgspec.ValidationError:
