@@ -444,14 +444,17 @@ class AsyncClient:
         since: int | None = None,
         player_token: str | None = None,
         retries: int = 8,
+        until_finished: bool = True,
     ) -> AsyncGenerator[MatchServerMessage, None]:
         """Every message of a match's socket: the match, then each update in order (and
         heartbeats, co-op cursors), resuming with ``since`` by itself after a dropped
         connection or a missed version. With the player's token (``player_token`` or the
-        client's) the match shows the player's own race seat's game."""
+        client's) the match shows the player's own race seat's game. It ends after the
+        match or update that shows the match ``finished``, unless ``until_finished`` is
+        false (then it goes on with the updates after the end: a rematch asked for)."""
         token = player_token or self.player_token
         messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries,
-                                self.heartbeat_timeout)
+                                self.heartbeat_timeout, until_finished=until_finished)
         async with contextlib.aclosing(messages):  # a caller who stops closes the socket
             async for message in messages:
                 yield message

@@ -390,16 +390,22 @@ async def watch_match(
     timeout: float,
     retries: int = 8,
     heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+    *,
+    until_finished: bool = True,
 ) -> AsyncGenerator[MatchServerMessage, None]:
     """A match's socket, decoded: first the match, then its updates (and heartbeats and
-    co-op cursors); with ``token`` (a seated player's) the player's own seat shows.
+    co-op cursors); with ``token`` (a seated player's) the player's own seat shows (the
+    service sends the match again once the token is taken: only that one is yielded).
+    It ends after the snapshot or update that shows the match ``finished`` (the service
+    keeps a finished match's socket open); with ``until_finished=False`` it goes on,
+    for the updates after the end (a rematch asked for).
 
     It resumes as :class:`LiveGame` does: after a dropped socket, an update that skips
     a version or a heartbeat ahead of the last update, it connects again with
     ``?since=`` the last version it yielded, so updates go up one version at a time; a
     socket silent for ``heartbeat_timeout`` seconds (no heartbeat) counts as dropped.
-    An error the service sends is yielded, and the watch ends when that socket
-    closes. The first connection's failure is raised at once (``OSError`` or a
+    An error the service sends is yielded, and the watch ends with it. The first
+    connection's failure is raised at once (``OSError`` or a
     handshake error), as :meth:`LiveGame.open` does; a lost one that did not come back
     after ``retries`` attempts raises ``ConnectionError``.
     """
@@ -424,6 +430,11 @@ async def watch_match(
             continue
         connected, failures = True, 0
         refused = False
+        # With a token the match comes twice: before the auth is taken and after it (with
+        # the seat's own game). The first is held, and yielded only if something other
+        # than the second comes next.
+        held: MatchSnapshot | None = None
+        first = True
         try:
             async with ws:
                 if token is not None:
@@ -453,9 +464,21 @@ async def watch_match(
                             if isinstance(error_for(problem), StoreUnavailable):
                                 break
                             refused = True
+                    if isinstance(message, MatchSnapshot) and token is not None and first:
+                        first, held = False, message
+                        continue
+                    first = False
+                    if held is not None and not isinstance(message, MatchSnapshot):
+                        yield held
+                    held = None
                     yield message
+                    if refused:
+                        return
+                    if (until_finished and isinstance(message, MatchSnapshot | MatchUpdate)
+                            and message.match.status == "finished"):
+                        return
         except ConnectionClosed:
             pass
-        if refused:
-            return
+        if held is not None:
+            yield held
         await asyncio.sleep(0.05)

@@ -177,7 +177,8 @@ class Racer(Player):
         """The match's updates (the client resumes them after a dropped socket); after
         its end, the rematch a player asks for; a rematch waited for, until it starts."""
         try:
-            async for message in self.client.watch_match(match_id, retries=RECONNECTS):
+            messages = self.client.watch_match(match_id, retries=RECONNECTS, until_finished=False)
+            async for message in messages:
                 if self.match.id != match_id:
                     return  # gone on to the rematch
                 if isinstance(message, Error):
