@@ -359,8 +359,9 @@ class Racer(Player):
             state = f"{seat.status}: waiting for the others"
         else:
             state = "playing together" if m.mode == "coop" else "racing"
+        width = Terminal.size()[0] - 1  # the screen's: no line is as wide as the terminal
         if m.status == "finished":
-            seats = text.result_lines(m, self.me)
+            seats = text.result_lines(m, self.me, width)
         elif m.status == "waiting" and self.previous is not None:
             seats = text.rematch_seat_lines(m, self.previous, self.me)
             # The rematch's board is not dealt yet: the old one's place, all hidden.
@@ -369,7 +370,8 @@ class Racer(Player):
             )
         else:
             starting: MatchStatus = "countdown" if elapsed < 0 else "playing"
-            seats = [text.seat_line(s, s.player.id == self.me, match=starting) for s in m.seats]
+            seats = [text.seat_line(s, s.player.id == self.me, match=starting, width=width)
+                     for s in m.seats]
         if m.status == "finished":
             keys = text.RACE_OVER_KEYS
         elif m.status == "waiting":
@@ -474,10 +476,12 @@ async def run(
         end = racer.match
         if racer.interrupted and racer.racing():
             raise Cancelled(text.left_seat_playing(end))
+        width = Terminal.size()[0] - 1
         if end.status == "finished":
-            return "\n".join(text.result_lines(end, me))
+            return "\n".join(text.result_lines(end, me, width))
         if end.status == "waiting" and racer.previous is not None:
-            return "\n".join([*text.result_lines(racer.previous, me), text.rematch_left(end.id)])
+            return "\n".join([*text.result_lines(racer.previous, me, width),
+                              text.rematch_left(end.id)])
         if end.mode == "coop":
             return f"you left the game; the team plays on: minesweeper match {end.id} to watch it"
         return f"you left the race; it goes on: minesweeper match {end.id} to watch it"
