@@ -16,7 +16,6 @@ from minesweeper import AsyncClient, Client, Heartbeat, Snapshot
 from minesweeper.wire import MatchHeartbeat, MatchSnapshot
 
 from tests.support.play import unique_name
-
 from tests.support.servers import ServiceProcess, free_port
 
 from .conftest import command

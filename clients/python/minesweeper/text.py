@@ -353,18 +353,40 @@ def result_lines(match: MatchView, you: str | None = None, width: int | None = N
     seats = sorted(match.seats, key=lambda s: (s.place is None, s.place or 0))
     if width is not None and width < 72:
         return _compact_result_lines(match, seats, you, width)
-    lines = [
-        f"{match.mode} over: {describe_match(match)}",
-        f"  {'place':>5}  {'player':<20} {'time':>9}  {'penalties':>9}  rating",
-    ]
+    lines = [f"{match.mode} over: {describe_match(match)}"]
+    if ended_by_time(match):
+        lines.append(time_limit_line(match))
+    lines.append(f"  {'place':>5}  {'player':<20} {'time':>9}  {'penalties':>9}  rating")
     for seat in seats:
         place = "-" if seat.place is None else str(seat.place)
-        took = seat.status if seat.time_ms is None else seconds(seat.time_ms)
+        took = _took(match, seat)
         lines.append(
             f"{'>' if seat.player.id == you else ' '} {place:>5}  {seat.player.name:<20} "
             f"{took:>9}  {seat.penalties:>9}  {rating_change(seat)}"
         )
     return lines
+
+
+def ended_by_time(match: MatchView) -> bool:
+    """Whether ``match`` ended at its time limit, rather than when every seat was done:
+    the service ends it then at its ``ends_at``."""
+    return (match.status == "finished" and match.ended_at is not None
+            and match.ends_at is not None and millis(match.ended_at) >= millis(match.ends_at))
+
+
+def time_limit_line(match: MatchView) -> str:
+    what = "the team's game over" if match.mode == "coop" else "places by progress"
+    return f"time limit ({match.time_limit_s} s) reached: {what}"
+
+
+def _took(match: MatchView, seat: Seat) -> str:
+    """A seat's time, or how it ended without one: "time up" for a seat still playing
+    when the time limit ended the match (not a mine, which loses only under "lose")."""
+    if seat.time_ms is not None:
+        return seconds(seat.time_ms)
+    if seat.status == "lost" and match.on_mine == "penalty" and ended_by_time(match):
+        return "time up"
+    return seat.status
 
 
 def _compact_result_lines(
@@ -373,17 +395,19 @@ def _compact_result_lines(
     rows = []
     for seat in seats:
         place = "-" if seat.place is None else str(seat.place)
-        took = seat.status if seat.time_ms is None else seconds(seat.time_ms)
+        took = _took(match, seat)
         rows.append((seat.player.id == you, place, seat.player.name, took,
                      str(seat.penalties), _rating_after(seat)))
     took_w = max([4, *(len(r[3]) for r in rows)])
     rating_w = max([6, *(len(r[5]) for r in rows)])
     # mark, place, name, time, penalties, rating: what is left is the name's
     name_w = max(width - (1 + 2 + 1 + 1 + took_w + 1 + 3 + 1 + rating_w), 4)
-    lines = [
-        _cut(f"{match.mode} over: {describe_match(match)}", width),
-        f"  # {'player':<{name_w}} {'time':>{took_w}} {'pen':>3} rating",
-    ]
+    lines = [_cut(f"{match.mode} over: {describe_match(match)}", width)]
+    if ended_by_time(match):
+        line = time_limit_line(match)
+        lines.append(_cut(line if len(line) <= width else line.replace(
+            f" ({match.time_limit_s} s)", ""), width))
+    lines.append(f"  # {'player':<{name_w}} {'time':>{took_w}} {'pen':>3} rating")
     for mine, place, name, took, penalties, after in rows:
         lines.append(f"{'>' if mine else ' '}{place:>2} {_cut(name, name_w):<{name_w}} "
                      f"{took:>{took_w}} {penalties:>3} {after}")
