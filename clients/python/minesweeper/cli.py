@@ -42,6 +42,7 @@ from .client import Client
 from .errors import ApiError
 from .game import Game, apply_diff
 from .live import LiveMessage
+from .play import reason
 from .tokens import TokenStore
 from .wire import CreatedGame, Diff, GameView, Heartbeat, PresetName, Reset, Snapshot
 
@@ -52,6 +53,7 @@ _json = msgspec.json.Encoder()
 
 PRESETS = list(get_args(PresetName))
 RETRY_S = 1.0  # how often `watch` tries to get a lost connection back
+DEFAULT_TIMEOUT = 10.0  # seconds an answer of the service is waited for
 
 
 class Stopped(Exception):
@@ -143,6 +145,17 @@ def _limit(value: str) -> int:
     return limit
 
 
+def _seconds(value: str) -> float:
+    """``--timeout``: seconds, more than 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 86400 or seconds != seconds:
+        raise argparse.ArgumentTypeError(f"not a number of seconds (more than 0): {value!r}")
+    return seconds
+
+
 def _date(value: str) -> str:
     """``--date``: YYYY-MM-DD, or ``today`` (in UTC, as the service dates daily boards)."""
     if value == "today":
@@ -166,6 +179,11 @@ def _parser() -> argparse.ArgumentParser:
     shared.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS,
         help="print the service's JSON instead of text",
+    )
+    shared.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", default=argparse.SUPPRESS,
+        help=f"how long to wait for each answer of the service (default "
+             f"$MINESWEEPER_TIMEOUT or {DEFAULT_TIMEOUT:g})",
     )
     parser = _Parser(
         prog="minesweeper", parents=[shared],
@@ -275,12 +293,23 @@ def _parser() -> argparse.ArgumentParser:
 # ---- commands ----------------------------------------------------------------------------
 
 
+def _timeout_from_env() -> float:
+    given = os.environ.get("MINESWEEPER_TIMEOUT")
+    if not given:
+        return DEFAULT_TIMEOUT
+    try:
+        return _seconds(given)
+    except argparse.ArgumentTypeError as exc:
+        raise Usage(f"MINESWEEPER_TIMEOUT: {exc}") from None
+
+
 class Cli:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         given = getattr(args, "url", None) or os.environ.get("MINESWEEPER_URL")
         self.url: str = given or DEFAULT_URL
         self.json: bool = getattr(args, "json", False)
+        self.timeout: float = getattr(args, "timeout", None) or _timeout_from_env()
         self.tokens = TokenStore()
         self.colour = text.use_colour(sys.stdout)
 
@@ -460,7 +489,7 @@ class Cli:
     async def watch(self) -> None:
         a = self.args
         game_id, since = a.game, a.since
-        async with AsyncClient(self.url) as client:
+        async with AsyncClient(self.url, timeout=self.timeout) as client:
             while game_id is not None:
                 game_id = await self._watch(client, game_id, since)
                 since = None
@@ -549,9 +578,12 @@ class Cli:
         a = self.args
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise Usage("minesweeper play needs a terminal; see the other commands for scripts")
+        if text.dumb_terminal():
+            raise Usage("minesweeper play needs a terminal that can draw a screen, and "
+                        "TERM=dumb cannot; see the other commands for scripts")
         token = a.token or (self.tokens.get(a.game) if a.game else None)
         options = {} if a.game else self.new_game_options()
-        play(self.url, a.game, token, options, self.tokens)
+        play(self.url, a.game, token, options, self.tokens, self.timeout)
 
 
     def race(self) -> None:
@@ -559,16 +591,18 @@ class Cli:
 
         a = self.args
         match_id = getattr(a, "match", None)
+        terminal = sys.stdin.isatty() and sys.stdout.isatty() and not text.dumb_terminal()
+        if match_id is None and not terminal:
+            raise Usage("minesweeper race needs a terminal that can draw a screen"
+                        + (" (TERM=dumb cannot)" if text.dumb_terminal() else ""))
         token = self.tokens.player(self.url)
         if match_id is None:
             token = self.player_token()
-        terminal = sys.stdin.isatty() and sys.stdout.isatty()
-        if match_id is None and not terminal:
-            raise Usage("minesweeper race needs a terminal")
         try:
             last = asyncio.run(race.run(
                 self.url, token, self.tokens, self.out, preset=getattr(a, "preset", "beginner"),
                 no_guess=not getattr(a, "guess", False), match_id=match_id, terminal=terminal,
+                timeout=self.timeout,
             ))
         except race.Cancelled as exc:
             raise Stopped(str(exc), 130) from None
@@ -582,7 +616,11 @@ class Cli:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    cli = Cli(args)
+    try:
+        cli = Cli(args)
+    except Usage as exc:
+        print(f"minesweeper: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.command == "watch":
             asyncio.run(cli.watch())
@@ -591,7 +629,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command in ("race", "match"):
             cli.race()
         else:
-            with Client(cli.url) as client:
+            with Client(cli.url, timeout=cli.timeout) as client:
                 getattr(cli, args.command)(client)
     except ApiError as exc:
         p = exc.problem
@@ -609,8 +647,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except (httpx.TimeoutException, TimeoutError) as exc:
+        if isinstance(exc, httpx.ConnectTimeout):
+            print(f"minesweeper: cannot reach {cli.url}: no connection within "
+                  f"{cli.timeout:g} s", file=sys.stderr)
+        else:
+            # Connected, but the service did not answer: not "cannot reach".
+            print(f"minesweeper: no answer from {cli.url} within {cli.timeout:g} s "
+                  f"(--timeout sets how long to wait)", file=sys.stderr)
+        return 1
     except (httpx.TransportError, OSError) as exc:
-        print(f"minesweeper: cannot reach {cli.url}: {exc}", file=sys.stderr)
+        print(f"minesweeper: cannot reach {cli.url}: {reason(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

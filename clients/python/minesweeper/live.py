@@ -214,7 +214,10 @@ class LiveGame:
         self._pending[request_id] = answer
         try:
             await self._ws.send(_encoder.encode(message(request_id)).decode())
-            return await asyncio.wait_for(answer, self._timeout)
+            try:
+                return await asyncio.wait_for(answer, self._timeout)
+            except TimeoutError:
+                raise TimeoutError(f"no answer to the move within {self._timeout:g} s") from None
         except ConnectionClosed as exc:
             raise ConnectionError("the live connection dropped during the move") from exc
         finally:

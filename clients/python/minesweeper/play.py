@@ -480,10 +480,12 @@ class Player:
 
 
 async def _play(
-    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore,
+    timeout: float = 10.0,
 ) -> str:
     # New games are the player's the options name, if any.
-    async with AsyncClient(url, player_token=options.get("player_token")) as client:
+    async with AsyncClient(url, player_token=options.get("player_token"),
+                           timeout=timeout) as client:
         if game_id:
             game = Game(await client.get(game_id), token)
         else:
@@ -504,9 +506,10 @@ async def _play(
 
 
 def play(
-    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore,
+    timeout: float = 10.0,
 ) -> None:
     """Run the terminal game until the player quits."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SystemExit("minesweeper play needs a terminal; see the other commands for scripts")
-    print(asyncio.run(_play(url, game_id, token, options, tokens)))
+    print(asyncio.run(_play(url, game_id, token, options, tokens, timeout)))

@@ -434,10 +434,11 @@ async def run(
     no_guess: bool = True,
     match_id: str | None = None,
     terminal: bool = True,
+    timeout: float = 10.0,
 ) -> str:
     """Find (or join) a match and race in it; the last words for the normal screen.
     Without a seat (no player, or a match that started without them) it is watched."""
-    async with AsyncClient(url, player_token=player_token) as client:
+    async with AsyncClient(url, player_token=player_token, timeout=timeout) as client:
         me = (await client.me()).id if player_token else None
         if match_id is None:
             match_id = await find_match(client, preset, no_guess, say)

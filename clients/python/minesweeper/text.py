@@ -44,7 +44,14 @@ STYLES = {
 
 
 def use_colour(stream: TextIO) -> bool:
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    """Colours on a terminal, unless ``NO_COLOR`` is set to something (no-color.org: an
+    empty one does not count) or the terminal is a dumb one."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and not dumb_terminal()
+
+
+def dumb_terminal() -> bool:
+    """Whether ``TERM`` says the terminal cannot move its cursor or clear its screen."""
+    return os.environ.get("TERM") == "dumb"
 
 
 def paint(char: str, colour: bool) -> str:
