@@ -3,6 +3,7 @@ terminals it refuses to draw a screen on."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import threading
@@ -13,6 +14,8 @@ from typing import Any
 import pexpect
 import pytest
 from minesweeper import Client, text
+
+from tests.support.play import unique_name
 
 from .conftest import command
 
@@ -111,3 +114,22 @@ def test_an_empty_no_color_keeps_the_colours(monkeypatch: pytest.MonkeyPatch) ->
 def test_client_timeout_is_the_one_given() -> None:
     with Client("http://127.0.0.1:9", timeout=2.5) as c:
         assert c.timeout == 2.5
+
+
+def test_json_prints_a_match_as_lines_and_is_refused_where_there_is_a_screen(
+    live_server: str, cli_env: dict[str, str], client: Client, cli: Any
+) -> None:
+    ada = client.register(unique_name("js"))
+    bob = client.register(unique_name("js"))
+    room = client.new_match("race", "beginner", seats=2, rated=False, player_token=ada.token)
+    client.join_match(room.id, player_token=bob.token)
+    client.leave_match(room.id, player_token=ada.token)
+    client.leave_match(room.id, player_token=bob.token)
+    done = cli("match", room.id, "--json")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 1 and lines[0]["type"] == "match"
+    assert lines[0]["match"]["status"] == "finished"
+    for verb in ("race", "play"):
+        refused = cli(verb, "--json", check=False)
+        assert refused.returncode == 2 and "--json" in refused.stderr, refused.stderr
+        assert refused.stdout == ""

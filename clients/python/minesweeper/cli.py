@@ -576,6 +576,9 @@ class Cli:
         from .play import play
 
         a = self.args
+        if self.json:
+            raise Usage("--json: play is a game on the screen, with no JSON to print; "
+                        "'minesweeper watch GAME --json' prints a game's moves")
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise Usage("minesweeper play needs a terminal; see the other commands for scripts")
         if text.dumb_terminal():
@@ -591,6 +594,13 @@ class Cli:
 
         a = self.args
         match_id = getattr(a, "match", None)
+        if self.json:
+            if match_id is None:
+                raise Usage("--json: race is played on the screen, with no JSON to print; "
+                            "'minesweeper match MATCH --json' prints a match's updates")
+            asyncio.run(race.print_json(self.url, self.tokens.player(self.url), match_id,
+                                        self.dump, self.timeout))
+            return
         terminal = sys.stdin.isatty() and sys.stdout.isatty() and not text.dumb_terminal()
         if match_id is None and not terminal:
             raise Usage("minesweeper race needs a terminal that can draw a screen"

@@ -424,6 +424,22 @@ async def _say_match(messages: AsyncIterator[MatchServerMessage], say: Say) -> N
             return
 
 
+async def print_json(
+    url: str, player_token: str | None, match_id: str, dump: Callable[[Any], None],
+    timeout: float = 10.0,
+) -> None:
+    """A match's snapshot and updates, each a line of JSON, until it is over."""
+    async with (
+        AsyncClient(url, player_token=player_token, timeout=timeout) as client,
+        contextlib.aclosing(client.watch_match(match_id)) as messages,
+    ):
+        async for message in messages:
+            if isinstance(message, Error):
+                raise error_for(message.problem)
+            if isinstance(message, MatchSnapshot | MatchUpdate):
+                dump(message)
+
+
 async def run(
     url: str,
     player_token: str | None,
