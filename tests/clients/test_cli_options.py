@@ -78,7 +78,10 @@ def test_timeout_option_and_the_words_for_no_answer(
     assert done.returncode == 2 and "MINESWEEPER_TIMEOUT" in done.stderr
 
 
-def test_a_dumb_terminal_gets_no_screen(live_server: str, cli_env: dict[str, str]) -> None:
+def test_a_dumb_terminal_gets_no_screen(
+    live_server: str, cli_env: dict[str, str], cli: Any
+) -> None:
+    cli("register", unique_name("dumb"))  # race asks for a player before the terminal
     for verb in ("play", "race"):
         argv = [*command(), verb, "--url", live_server]
         child = pexpect.spawn(argv[0], argv[1:], env={**cli_env, "TERM": "dumb"},

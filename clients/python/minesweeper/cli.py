@@ -601,13 +601,13 @@ class Cli:
             asyncio.run(race.print_json(self.url, self.tokens.player(self.url), match_id,
                                         self.dump, self.timeout))
             return
+        token = self.tokens.player(self.url)
+        if match_id is None:
+            token = self.player_token()
         terminal = sys.stdin.isatty() and sys.stdout.isatty() and not text.dumb_terminal()
         if match_id is None and not terminal:
             raise Usage("minesweeper race needs a terminal that can draw a screen"
                         + (" (TERM=dumb cannot)" if text.dumb_terminal() else ""))
-        token = self.tokens.player(self.url)
-        if match_id is None:
-            token = self.player_token()
         try:
             last = asyncio.run(race.run(
                 self.url, token, self.tokens, self.out, preset=getattr(a, "preset", "beginner"),
