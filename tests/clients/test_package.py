@@ -31,9 +31,24 @@ PROGRAM = '''\
 """A client program that knows only the SDK."""
 
 import asyncio
+import contextlib
 import sys
 
-from minesweeper import AsyncClient, Client, Diff, Game, GameOver, GameView, Hint, Snapshot
+from minesweeper import (
+    AsyncClient,
+    Client,
+    Diff,
+    Game,
+    GameOver,
+    GameView,
+    Hint,
+    MatchSnapshot,
+    MatchUpdate,
+    MatchView,
+    Seat,
+    SeekView,
+    Snapshot,
+)
 from minesweeper.wire import Mark, Status
 
 
@@ -58,6 +73,23 @@ async def watched_version(url: str, game_id: str) -> int:
             if isinstance(message, Snapshot):
                 return message.game.version
     return -1
+
+
+async def closed_early(url: str, game_id: str) -> None:
+    """A bot's wire types from the package itself; both watches close when left."""
+    async with AsyncClient(url, timeout=30) as client:
+        async with contextlib.aclosing(client.watch(game_id)) as messages:
+            async for message in messages:
+                print(message)
+                break
+        async with contextlib.aclosing(client.watch_match("0" * 32)) as updates:
+            async for update in updates:
+                if isinstance(update, MatchSnapshot | MatchUpdate):
+                    match: MatchView = update.match
+                    seats: list[Seat] = match.seats
+                    print(seats)
+        seek: SeekView = await client.seek("beginner")
+        print(seek.status)
 
 
 if __name__ == "__main__":

@@ -341,7 +341,7 @@ def test_a_move_that_times_out_says_why(
         try:
             t.send("d ")
             t.child.timeout = 30
-            t.expect("the move did not go through: the service did not answer in time")
+            t.expect("the move did not go through: no answer to the move within 10 s")
         finally:
             os.kill(svc.proc.pid, signal.SIGCONT)
         t.quit()

@@ -9,14 +9,14 @@ file by ``python -m tests.clients.sync_client``: the same class without ``async`
 from __future__ import annotations
 
 import contextlib  # async only
-from collections.abc import AsyncGenerator, AsyncIterator  # async only
+from collections.abc import AsyncGenerator  # async only
 from datetime import date as Date
 
 import httpx
 
 from . import _http
 from .game import Game
-from .live import LiveGame, LiveMessage  # async only
+from .live import HEARTBEAT_TIMEOUT, LiveGame, LiveMessage  # async only
 from .live import watch_match as _watch_match  # async only
 from .wire import (
     Action,
@@ -71,6 +71,7 @@ class AsyncClient:
         timeout: float = 10.0,
         player_token: str | None = None,
         http: httpx.AsyncClient | None = None,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,  # async only
     ) -> None:
         self._http = http or httpx.AsyncClient(
             base_url=base_url, timeout=timeout, headers={"User-Agent": _http.USER_AGENT}
@@ -80,6 +81,9 @@ class AsyncClient:
         self.timeout = timeout
         #: The player whose games this client makes, and who :meth:`me` is.
         self.player_token = player_token
+        #: Seconds a live socket may bring nothing, not even a heartbeat, before it  # async only
+        #: counts as dropped and is resumed (the service's heartbeat: every 15 s).  # async only
+        self.heartbeat_timeout = heartbeat_timeout  # async only
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -417,16 +421,19 @@ class AsyncClient:
         return LiveGame(
             self.base_url, _http.game_id(game), token=_http.token_of(game, token),
             since=since, retries=retries, timeout=self.timeout,
+            heartbeat_timeout=self.heartbeat_timeout,
         )
 
     async def watch(
-        self, game: Game | str, since: int | None = None
-    ) -> AsyncIterator[LiveMessage]:
+        self, game: Game | str, since: int | None = None, *, retries: int = 8
+    ) -> AsyncGenerator[LiveMessage, None]:
         """Every live message of ``game``: a snapshot (or, with ``since``, the diffs
         after that version), then each diff in order, heartbeats and resets. Resumes
-        with ``since`` by itself after a dropped connection or a missed version."""
+        with ``since`` by itself after a dropped connection or a missed version;
+        ``ConnectionError`` when it could not after ``retries`` tries."""
         async with LiveGame(self.base_url, _http.game_id(game), since=since,
-                            timeout=self.timeout) as live:
+                            retries=retries, timeout=self.timeout,
+                            heartbeat_timeout=self.heartbeat_timeout) as live:
             async for message in live:
                 yield message
 
@@ -437,13 +444,17 @@ class AsyncClient:
         since: int | None = None,
         player_token: str | None = None,
         retries: int = 8,
+        until_finished: bool = True,
     ) -> AsyncGenerator[MatchServerMessage, None]:
         """Every message of a match's socket: the match, then each update in order (and
         heartbeats, co-op cursors), resuming with ``since`` by itself after a dropped
         connection or a missed version. With the player's token (``player_token`` or the
-        client's) the match shows the player's own race seat's game."""
+        client's) the match shows the player's own race seat's game. It ends after the
+        match or update that shows the match ``finished``, unless ``until_finished`` is
+        false (then it goes on with the updates after the end: a rematch asked for)."""
         token = player_token or self.player_token
-        messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries)
+        messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries,
+                                self.heartbeat_timeout, until_finished=until_finished)
         async with contextlib.aclosing(messages):  # a caller who stops closes the socket
             async for message in messages:
                 yield message

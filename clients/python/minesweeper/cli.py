@@ -27,12 +27,13 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn, get_args
 
 import httpx
 import msgspec
+from websockets.exceptions import InvalidHandshake
 
 from . import text
 from ._http import DEFAULT_URL
@@ -40,6 +41,8 @@ from .aio import AsyncClient
 from .client import Client
 from .errors import ApiError
 from .game import Game, apply_diff
+from .live import LiveMessage
+from .play import reason
 from .tokens import TokenStore
 from .wire import CreatedGame, Diff, GameView, Heartbeat, PresetName, Reset, Snapshot
 
@@ -49,6 +52,8 @@ _json = msgspec.json.Encoder()
 
 
 PRESETS = list(get_args(PresetName))
+RETRY_S = 1.0  # how often `watch` tries to get a lost connection back
+DEFAULT_TIMEOUT = 10.0  # seconds an answer of the service is waited for
 
 
 class Stopped(Exception):
@@ -140,6 +145,17 @@ def _limit(value: str) -> int:
     return limit
 
 
+def _seconds(value: str) -> float:
+    """``--timeout``: seconds, more than 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 86400 or seconds != seconds:
+        raise argparse.ArgumentTypeError(f"not a number of seconds (more than 0): {value!r}")
+    return seconds
+
+
 def _date(value: str) -> str:
     """``--date``: YYYY-MM-DD, or ``today`` (in UTC, as the service dates daily boards)."""
     if value == "today":
@@ -163,6 +179,11 @@ def _parser() -> argparse.ArgumentParser:
     shared.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS,
         help="print the service's JSON instead of text",
+    )
+    shared.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", default=argparse.SUPPRESS,
+        help=f"how long to wait for each answer of the service (default "
+             f"$MINESWEEPER_TIMEOUT or {DEFAULT_TIMEOUT:g})",
     )
     parser = _Parser(
         prog="minesweeper", parents=[shared],
@@ -272,12 +293,23 @@ def _parser() -> argparse.ArgumentParser:
 # ---- commands ----------------------------------------------------------------------------
 
 
+def _timeout_from_env() -> float:
+    given = os.environ.get("MINESWEEPER_TIMEOUT")
+    if not given:
+        return DEFAULT_TIMEOUT
+    try:
+        return _seconds(given)
+    except argparse.ArgumentTypeError as exc:
+        raise Usage(f"MINESWEEPER_TIMEOUT: {exc}") from None
+
+
 class Cli:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         given = getattr(args, "url", None) or os.environ.get("MINESWEEPER_URL")
         self.url: str = given or DEFAULT_URL
         self.json: bool = getattr(args, "json", False)
+        self.timeout: float = getattr(args, "timeout", None) or _timeout_from_env()
         self.tokens = TokenStore()
         self.colour = text.use_colour(sys.stdout)
 
@@ -457,16 +489,51 @@ class Cli:
     async def watch(self) -> None:
         a = self.args
         game_id, since = a.game, a.since
-        async with AsyncClient(self.url) as client:
+        async with AsyncClient(self.url, timeout=self.timeout) as client:
             while game_id is not None:
                 game_id = await self._watch(client, game_id, since)
                 since = None
 
     async def _watch(self, client: AsyncClient, game_id: str, since: int | None) -> str | None:
         """Print one game's messages until it ends; the next game's id with ``--follow``."""
+        async with contextlib.aclosing(self._messages(client, game_id, since)) as messages:
+            return await self._print(client, game_id, messages)
+
+    async def _messages(
+        self, client: AsyncClient, game_id: str, since: int | None
+    ) -> AsyncGenerator[LiveMessage, None]:
+        """The game's messages, the connection got back as often as it is lost (said on
+        stderr) once it was there; a first connection that fails raises."""
+        version, connected, lost = since, False, False
+        while True:
+            try:
+                async with client.connect(game_id, since=version, retries=1) as live:
+                    connected = True
+                    if lost:
+                        print("minesweeper: reconnected", file=sys.stderr, flush=True)
+                        lost = False
+                    async for message in live:
+                        if isinstance(message, Snapshot):
+                            version = message.game.version
+                        elif isinstance(message, Diff):
+                            version = message.version
+                        yield message
+                return
+            except (OSError, InvalidHandshake, TimeoutError):
+                if not connected:
+                    raise
+                if not lost:
+                    print("minesweeper: connection lost: reconnecting...", file=sys.stderr,
+                          flush=True)
+                    lost = True
+                await asyncio.sleep(RETRY_S)
+
+    async def _print(
+        self, client: AsyncClient, game_id: str, messages: AsyncGenerator[LiveMessage, None]
+    ) -> str | None:
         a = self.args
         view: GameView | None = None
-        async for message in client.watch(game_id, since=since):
+        async for message in messages:
             if self.json and not isinstance(message, Heartbeat):
                 self.dump(message)
             if isinstance(message, Reset):
@@ -509,11 +576,17 @@ class Cli:
         from .play import play
 
         a = self.args
+        if self.json:
+            raise Usage("--json: play is a game on the screen, with no JSON to print; "
+                        "'minesweeper watch GAME --json' prints a game's moves")
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise Usage("minesweeper play needs a terminal; see the other commands for scripts")
+        if text.dumb_terminal():
+            raise Usage("minesweeper play needs a terminal that can draw a screen, and "
+                        "TERM=dumb cannot; see the other commands for scripts")
         token = a.token or (self.tokens.get(a.game) if a.game else None)
         options = {} if a.game else self.new_game_options()
-        play(self.url, a.game, token, options, self.tokens)
+        play(self.url, a.game, token, options, self.tokens, self.timeout)
 
 
     def race(self) -> None:
@@ -521,16 +594,25 @@ class Cli:
 
         a = self.args
         match_id = getattr(a, "match", None)
+        if self.json:
+            if match_id is None:
+                raise Usage("--json: race is played on the screen, with no JSON to print; "
+                            "'minesweeper match MATCH --json' prints a match's updates")
+            asyncio.run(race.print_json(self.url, self.tokens.player(self.url), match_id,
+                                        self.dump, self.timeout))
+            return
         token = self.tokens.player(self.url)
         if match_id is None:
             token = self.player_token()
-        terminal = sys.stdin.isatty() and sys.stdout.isatty()
+        terminal = sys.stdin.isatty() and sys.stdout.isatty() and not text.dumb_terminal()
         if match_id is None and not terminal:
-            raise Usage("minesweeper race needs a terminal")
+            raise Usage("minesweeper race needs a terminal that can draw a screen"
+                        + (" (TERM=dumb cannot)" if text.dumb_terminal() else ""))
         try:
             last = asyncio.run(race.run(
                 self.url, token, self.tokens, self.out, preset=getattr(a, "preset", "beginner"),
                 no_guess=not getattr(a, "guess", False), match_id=match_id, terminal=terminal,
+                timeout=self.timeout,
             ))
         except race.Cancelled as exc:
             raise Stopped(str(exc), 130) from None
@@ -544,7 +626,11 @@ class Cli:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    cli = Cli(args)
+    try:
+        cli = Cli(args)
+    except Usage as exc:
+        print(f"minesweeper: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.command == "watch":
             asyncio.run(cli.watch())
@@ -553,7 +639,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command in ("race", "match"):
             cli.race()
         else:
-            with Client(cli.url) as client:
+            with Client(cli.url, timeout=cli.timeout) as client:
                 getattr(cli, args.command)(client)
     except ApiError as exc:
         p = exc.problem
@@ -571,8 +657,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except (httpx.TimeoutException, TimeoutError) as exc:
+        if isinstance(exc, httpx.ConnectTimeout):
+            print(f"minesweeper: cannot reach {cli.url}: no connection within "
+                  f"{cli.timeout:g} s", file=sys.stderr)
+        else:
+            # Connected, but the service did not answer: not "cannot reach".
+            print(f"minesweeper: no answer from {cli.url} within {cli.timeout:g} s "
+                  f"(--timeout sets how long to wait)", file=sys.stderr)
+        return 1
     except (httpx.TransportError, OSError) as exc:
-        print(f"minesweeper: cannot reach {cli.url}: {exc}", file=sys.stderr)
+        print(f"minesweeper: cannot reach {cli.url}: {reason(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

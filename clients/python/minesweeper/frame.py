@@ -20,7 +20,7 @@ import msgspec
 from . import text
 from .wire import GameView, Hint
 
-__all__ = ["Scene", "frame", "help_line"]
+__all__ = ["Scene", "fit_keys", "frame", "help_line"]
 
 # A hinted cell: green when safe, red for a mine, yellow for a guess; underlined without colour.
 HINTED = {"safe": "\x1b[30;42m", "mine": "\x1b[30;41m", "guess": "\x1b[30;43m"}
@@ -46,6 +46,22 @@ def help_line(width: int, watching: bool) -> str:
             if len(line) <= width:
                 return line
     return "q quit"[:width]
+
+
+def fit_keys(keys: str, width: int) -> str:
+    """``keys`` (a race's: ``"arrows/wasd move  space reveal ... q q resign/quit"``) cut
+    to ``width`` by dropping keys from the end, the one that quits (``q ...``) kept."""
+    items = keys.split("  ")
+    quitting = next((item for item in reversed(items) if item.startswith("q ")), None)
+    for gap in ("  ", " "):
+        for count in range(len(items), 0, -1):
+            shown = items[:count]
+            if quitting is not None and quitting not in shown:
+                shown = [*shown[:-1], quitting]
+            line = gap.join(shown)
+            if len(line) <= width:
+                return line
+    return _fit(quitting or keys, width)
 
 
 class Scene(msgspec.Struct, frozen=True):
@@ -123,7 +139,7 @@ def frame(scene: Scene, columns: int, lines: int) -> tuple[list[str], tuple[int,
     # A message may take a few lines, never the whole screen.
     most = max(1, (lines - len(head)) // 3)
     foot += textwrap.wrap(scene.message, width, max_lines=most, placeholder=" ~")
-    foot.append(_fit(scene.keys, width) if scene.keys else help_line(width, scene.watching))
+    foot.append(fit_keys(scene.keys, width) if scene.keys else help_line(width, scene.watching))
 
     room = max(lines - len(head) - len(foot), 1)
     # Two characters a cell, a mark before the first and after the last.

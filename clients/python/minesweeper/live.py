@@ -58,6 +58,14 @@ def ws_base(base_url: str) -> str:
     return f"{ {'http': 'ws', 'https': 'wss'}.get(scheme, scheme)}{sep}{rest}"
 _encoder = msgspec.json.Encoder()
 
+# How long closing a socket waits for the service's closing handshake (websockets' own
+# default is 10 s): quitting must not hang on a service that stopped answering.
+CLOSE_TIMEOUT = 1.0
+# How long a socket may stay silent before it counts as dropped: the service sends a
+# heartbeat every 15 s (its HEARTBEAT_SECONDS) while nothing else happens, so a socket
+# with nothing for about twice that is held by a service that stopped answering.
+HEARTBEAT_TIMEOUT = 35.0
+
 # The service closes a socket that sends more than about 20 messages a second (in bursts
 # of up to 40): moves quicker than this wait their turn here rather than lose the
 # connection, as a burst of keys after a stalled moment would.
@@ -86,7 +94,8 @@ class LiveGame:
     game, a wrong token) and ``ConnectionError`` when it could not resume after
     ``retries`` attempts. ``max_size`` is the largest message taken, websockets' own
     1 MiB by default: the largest board's snapshot fits, and so does any diff of it,
-    since the service sends a big change as runs.
+    since the service sends a big change as runs. A socket that brings nothing, not
+    even a heartbeat, for ``heartbeat_timeout`` seconds counts as dropped, and resumes.
     """
 
     def __init__(
@@ -99,6 +108,7 @@ class LiveGame:
         retries: int = 8,
         timeout: float = 10.0,
         max_size: int = 2**20,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
     ) -> None:
         self.url = f"{ws_base(base_url)}/games/{game_id}/events"
         self.game_id = game_id
@@ -108,6 +118,7 @@ class LiveGame:
         self._retries = retries
         self._timeout = timeout
         self._max_size = max_size
+        self._heartbeat_timeout = heartbeat_timeout
         self._queue: asyncio.Queue[LiveMessage | BaseException | None] = asyncio.Queue(1024)
         self._pending: dict[int, asyncio.Future[Diff]] = {}
         self._ids = itertools.count(1)
@@ -139,9 +150,10 @@ class LiveGame:
                 self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
 
     async def aclose(self) -> None:
+        """Close the socket, waiting at most about :data:`CLOSE_TIMEOUT` for the service."""
         self._closing = True
         if self._ws is not None:
-            await self._ws.close()
+            await _close(self._ws)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -202,7 +214,10 @@ class LiveGame:
         self._pending[request_id] = answer
         try:
             await self._ws.send(_encoder.encode(message(request_id)).decode())
-            return await asyncio.wait_for(answer, self._timeout)
+            try:
+                return await asyncio.wait_for(answer, self._timeout)
+            except TimeoutError:
+                raise TimeoutError(f"no answer to the move within {self._timeout:g} s") from None
         except ConnectionClosed as exc:
             raise ConnectionError("the live connection dropped during the move") from exc
         finally:
@@ -251,8 +266,8 @@ class LiveGame:
     async def _connect(self) -> None:
         url = self.url if self.version is None else f"{self.url}?since={self.version}"
         ws = await connect(
-            url, open_timeout=self._timeout, max_size=self._max_size,
-            user_agent_header=_http.USER_AGENT,
+            url, open_timeout=self._timeout, close_timeout=CLOSE_TIMEOUT,
+            max_size=self._max_size, user_agent_header=_http.USER_AGENT,
         )
         if self._token:
             # Nothing answers a good token; a refused one comes back as an error with this id.
@@ -277,7 +292,11 @@ class LiveGame:
     async def _pump(self, ws: ClientConnection) -> None:
         """Deliver messages until the socket drops or a version was missed."""
         try:
-            async for raw in ws:
+            while True:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), self._heartbeat_timeout)
+                except TimeoutError:
+                    break  # not even a heartbeat: the service stopped answering
                 try:
                     message = _decoder.decode(raw)
                 except msgspec.ValidationError:
@@ -288,7 +307,7 @@ class LiveGame:
             pass
         finally:
             self._ready.clear()
-            await ws.close()
+            await _close(ws)
         self._fail_pending(ConnectionError("the live connection dropped during the move"))
 
     async def _handle(self, message: ServerMessage) -> bool:
@@ -355,6 +374,12 @@ class LiveGame:
         return f"<LiveGame {self.game_id} at version {self.version}>"
 
 
+async def _close(ws: ClientConnection) -> None:
+    """Close ``ws`` without waiting long for a service that does not answer."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ws.close(), 2 * CLOSE_TIMEOUT)
+
+
 _match_messages: msgspec.json.Decoder[MatchServerMessage] = msgspec.json.Decoder(
     MatchServerMessage
 )
@@ -367,15 +392,23 @@ async def watch_match(
     token: str | None,
     timeout: float,
     retries: int = 8,
+    heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+    *,
+    until_finished: bool = True,
 ) -> AsyncGenerator[MatchServerMessage, None]:
     """A match's socket, decoded: first the match, then its updates (and heartbeats and
-    co-op cursors); with ``token`` (a seated player's) the player's own seat shows.
+    co-op cursors); with ``token`` (a seated player's) the player's own seat shows (the
+    service sends the match again once the token is taken: only that one is yielded).
+    It ends after the snapshot or update that shows the match ``finished`` (the service
+    keeps a finished match's socket open); with ``until_finished=False`` it goes on,
+    for the updates after the end (a rematch asked for).
 
     It resumes as :class:`LiveGame` does: after a dropped socket, an update that skips
     a version or a heartbeat ahead of the last update, it connects again with
-    ``?since=`` the last version it yielded, so updates go up one version at a time.
-    An error the service sends is yielded, and the watch ends when that socket
-    closes. The first connection's failure is raised at once (``OSError`` or a
+    ``?since=`` the last version it yielded, so updates go up one version at a time; a
+    socket silent for ``heartbeat_timeout`` seconds (no heartbeat) counts as dropped.
+    An error the service sends is yielded, and the watch ends with it. The first
+    connection's failure is raised at once (``OSError`` or a
     handshake error), as :meth:`LiveGame.open` does; a lost one that did not come back
     after ``retries`` attempts raises ``ConnectionError``.
     """
@@ -386,7 +419,8 @@ async def watch_match(
     while True:
         url = base if version is None else f"{base}?since={version}"
         try:
-            ws = await connect(url, open_timeout=timeout, user_agent_header=_http.USER_AGENT)
+            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
+                               user_agent_header=_http.USER_AGENT)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             if not connected:
                 raise
@@ -399,11 +433,20 @@ async def watch_match(
             continue
         connected, failures = True, 0
         refused = False
+        # With a token the match comes twice: before the auth is taken and after it (with
+        # the seat's own game). The first is held, and yielded only if something other
+        # than the second comes next.
+        held: MatchSnapshot | None = None
+        first = True
         try:
             async with ws:
                 if token is not None:
                     await ws.send(msgspec.json.encode(Auth(token=token)).decode())
-                async for text in ws:
+                while True:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
+                    except TimeoutError:
+                        break  # not even a heartbeat: the service stopped answering
                     try:
                         message = _match_messages.decode(text)
                     except msgspec.ValidationError:
@@ -424,9 +467,21 @@ async def watch_match(
                             if isinstance(error_for(problem), StoreUnavailable):
                                 break
                             refused = True
+                    if isinstance(message, MatchSnapshot) and token is not None and first:
+                        first, held = False, message
+                        continue
+                    first = False
+                    if held is not None and not isinstance(message, MatchSnapshot):
+                        yield held
+                    held = None
                     yield message
+                    if refused:
+                        return
+                    if (until_finished and isinstance(message, MatchSnapshot | MatchUpdate)
+                            and message.match.status == "finished"):
+                        return
         except ConnectionClosed:
             pass
-        if refused:
-            return
+        if held is not None:
+            yield held
         await asyncio.sleep(0.05)

@@ -18,7 +18,7 @@ import sys
 import termios
 import time
 import tty
-from collections.abc import Awaitable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -50,6 +50,10 @@ _UNREACHABLE = (OSError, httpx.TransportError, TimeoutError)
 RETRY_S = 1.0  # how often a new live connection is tried once the last could not resume
 OFFLINE = "connection lost: reconnecting... (keys that play are refused until it is back)"
 REFUSED_OFFLINE = "not sent: the connection is down, reconnecting... (try again once it is back)"
+# A key's request still unanswered after this long shows "sending..." (keys stay live).
+SENDING_AFTER_S = 0.3
+# What a key asks of the service, run in the order the keys came, one at a time.
+Job = Callable[[], Coroutine[Any, Any, None]]
 
 
 def reason(exc: BaseException) -> str:
@@ -122,6 +126,10 @@ class Player:
         self.done = False
         self._offline_shown = False
         self._switch = asyncio.Event()
+        # The keys' requests waiting their turn (kind, job): moves, hints, pauses...
+        self._jobs: asyncio.Queue[tuple[str, Job]] = asyncio.Queue()
+        self.sending = False  # a request has been waiting for its answer a while
+        self._move_failed = False
 
     # ---- the loop -------------------------------------------------------------------------
 
@@ -142,9 +150,10 @@ class Player:
                     await live.aclose()
                     raise
                 self.live = live
+                self._jobs = asyncio.Queue()  # nothing pressed for the last game goes on
                 try:
                     self.draw()
-                    jobs = [self.follow(), self.tick(), *self.companions()]
+                    jobs = [self.follow(), self.tick(), self.work(), *self.companions()]
                     tasks = [asyncio.create_task(job) for job in jobs]
                     try:
                         await self.read_keys(pressed)
@@ -158,6 +167,52 @@ class Player:
         finally:
             loop.remove_reader(fd)
             loop.remove_signal_handler(signal.SIGWINCH)
+
+    def stop(self) -> None:
+        """Leave the screen now, whatever is still being sent."""
+        self.done = True
+        self._switch.set()
+
+    def later(self, kind: str, job: Job) -> None:
+        """Run ``job`` (a request a key asked for) after those asked for before it: keys
+        stay live while it waits for the service."""
+        self._jobs.put_nowait((kind, job))
+        if self.sending:
+            self.draw()
+
+    async def work(self) -> None:
+        """The keys' requests, one at a time in the order pressed. One that waits long
+        shows "sending..."; a move that fails drops the moves pressed after it (they
+        were meant to follow it), and says so."""
+        while True:
+            _, job = await self._jobs.get()
+            task = asyncio.create_task(job())
+            try:
+                await asyncio.wait({task}, timeout=SENDING_AFTER_S)
+                if not task.done():
+                    self.sending = True
+                    self.draw()
+                await task
+            finally:
+                self.sending = False
+                if not task.done():
+                    task.cancel()
+            if self._move_failed:
+                self._move_failed = False
+                dropped = 0
+                kept: list[tuple[str, Job]] = []
+                while not self._jobs.empty():
+                    each = self._jobs.get_nowait()
+                    if each[0] == "move":
+                        dropped += 1
+                    else:
+                        kept.append(each)
+                for each in kept:
+                    self._jobs.put_nowait(each)
+                if dropped:
+                    s = "" if dropped == 1 else "s"
+                    self.message += f" ({dropped} move{s} pressed after it not sent)"
+            self.draw()
 
     def companions(self) -> list[Coroutine[Any, Any, None]]:
         """What else runs beside the game while the terminal is open."""
@@ -270,18 +325,16 @@ class Player:
             x, y = self.cursor
             x, y = min(max(x + dx, 0), view.width - 1), min(max(y + dy, 0), view.height - 1)
             self.cursor = (x, y)
-        elif key in ("space", "enter"):
-            await self.move("reveal")
-        elif key == "f":
-            await self.move("flag")
-        elif key == "c":
-            await self.move("chord")
+        elif key in ("space", "enter", "f", "c"):
+            action: Action = "flag" if key == "f" else "chord" if key == "c" else "reveal"
+            at = self.cursor  # where the cursor was when the key was pressed
+            self.later("move", lambda: self.move(action, at))
         elif key == "h":
-            await self.ask_hint()
+            self.later("hint", self.ask_hint)
         elif key == "p":
-            await self.toggle_pause()
+            self.later("pause", self.toggle_pause)
         elif key == "n":
-            await self.new_game()
+            self.later("new", self.new_game)
         elif key in ("q", "\x1b"):
             self.done = True
             return
@@ -300,7 +353,7 @@ class Player:
             return False
         return True
 
-    async def move(self, action: Action) -> None:
+    async def move(self, action: Action, at: tuple[int, int] | None = None) -> None:
         if self.refused():
             return
         if self.game.paused:
@@ -308,8 +361,10 @@ class Player:
             return
         assert self.live is not None
         play = {"reveal": self.live.reveal, "flag": self.live.flag, "chord": self.live.chord}
-        diff = await self.attempt(play[action](*self.cursor), "the move did not go through")
+        x, y = self.cursor if at is None else at
+        diff = await self.attempt(play[action](x, y), "the move did not go through")
         if diff is None:
+            self._move_failed = True
             return
         self.message = ""
         await self.absorb(diff)
@@ -406,8 +461,16 @@ class Player:
         return Scene(
             view=self.game.view, cursor=self.cursor, origin=self.origin,
             seconds=self.elapsed_ms() // 1000, watching=self.watching, colour=self.colour,
-            hidden=self.hidden, hint=self.hint, message=self.message,
+            hidden=self.hidden, hint=self.hint, message=self.shown_message(),
         )
+
+    def shown_message(self) -> str:
+        """The message, or while a request waits for its answer, that it is being sent."""
+        if not self.sending:
+            return self.message
+        waiting = self._jobs.qsize()
+        more = f" ({waiting} more waiting)" if waiting else ""
+        return f"sending...{more} (q quits)"
 
     def draw(self) -> None:
         columns, lines = Terminal.size()
@@ -417,10 +480,12 @@ class Player:
 
 
 async def _play(
-    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore,
+    timeout: float = 10.0,
 ) -> str:
     # New games are the player's the options name, if any.
-    async with AsyncClient(url, player_token=options.get("player_token")) as client:
+    async with AsyncClient(url, player_token=options.get("player_token"),
+                           timeout=timeout) as client:
         if game_id:
             game = Game(await client.get(game_id), token)
         else:
@@ -441,9 +506,10 @@ async def _play(
 
 
 def play(
-    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore
+    url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore,
+    timeout: float = 10.0,
 ) -> None:
     """Run the terminal game until the player quits."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SystemExit("minesweeper play needs a terminal; see the other commands for scripts")
-    print(asyncio.run(_play(url, game_id, token, options, tokens)))
+    print(asyncio.run(_play(url, game_id, token, options, tokens, timeout)))

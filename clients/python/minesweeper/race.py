@@ -167,8 +167,8 @@ class Racer(Player):
 
     def interrupt(self) -> None:
         """Ctrl-C: leave the screen (the seat stays as it is)."""
-        self.interrupted = self.done = True
-        self._switch.set()
+        self.interrupted = True
+        self.stop()
 
     def companions(self) -> list[Coroutine[Any, Any, None]]:
         return [self.follow_match(self.match.id)]
@@ -177,7 +177,8 @@ class Racer(Player):
         """The match's updates (the client resumes them after a dropped socket); after
         its end, the rematch a player asks for; a rematch waited for, until it starts."""
         try:
-            async for message in self.client.watch_match(match_id, retries=RECONNECTS):
+            messages = self.client.watch_match(match_id, retries=RECONNECTS, until_finished=False)
+            async for message in messages:
                 if self.match.id != match_id:
                     return  # gone on to the rematch
                 if isinstance(message, Error):
@@ -278,7 +279,7 @@ class Racer(Player):
     async def leave_rematch(self) -> None:
         """Give up the seat of a rematch still waiting, and leave."""
         if await self.attempt(self.client.leave_match(self.match.id), "not left") is not None:
-            self.done = True
+            self.stop()
 
     # ---- the match's clock ------------------------------------------------------------
 
@@ -324,15 +325,12 @@ class Racer(Player):
                 "q again resigns the race (anything else plays on)"
             )
         elif quitting and self.racing():
-            if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
-                self.done = True
-                return
+            self.resigning = False
+            self.later("resign", self.resign)
         elif quitting and waiting and self.previous is not None:
-            await self.leave_rematch()
-            if self.done:
-                return
+            self.later("leave", self.leave_rematch)
         elif key == "r" and not self.racing():
-            await self.ask_rematch()
+            self.later("rematch", self.ask_rematch)
         elif key in ("h", "p", "n"):
             self.message = "no hints, pauses or new games in a race"
         else:
@@ -340,6 +338,10 @@ class Racer(Player):
             await super().press(key)
             return
         self.draw()
+
+    async def resign(self) -> None:
+        if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
+            self.stop()
 
     # ---- the screen -------------------------------------------------------------------
 
@@ -357,8 +359,9 @@ class Racer(Player):
             state = f"{seat.status}: waiting for the others"
         else:
             state = "playing together" if m.mode == "coop" else "racing"
+        width = Terminal.size()[0] - 1  # the screen's: no line is as wide as the terminal
         if m.status == "finished":
-            seats = text.result_lines(m, self.me)
+            seats = text.result_lines(m, self.me, width)
         elif m.status == "waiting" and self.previous is not None:
             seats = text.rematch_seat_lines(m, self.previous, self.me)
             # The rematch's board is not dealt yet: the old one's place, all hidden.
@@ -367,7 +370,8 @@ class Racer(Player):
             )
         else:
             starting: MatchStatus = "countdown" if elapsed < 0 else "playing"
-            seats = [text.seat_line(s, s.player.id == self.me, match=starting) for s in m.seats]
+            seats = [text.seat_line(s, s.player.id == self.me, match=starting, width=width)
+                     for s in m.seats]
         if m.status == "finished":
             keys = text.RACE_OVER_KEYS
         elif m.status == "waiting":
@@ -420,6 +424,22 @@ async def _say_match(messages: AsyncIterator[MatchServerMessage], say: Say) -> N
             return
 
 
+async def print_json(
+    url: str, player_token: str | None, match_id: str, dump: Callable[[Any], None],
+    timeout: float = 10.0,
+) -> None:
+    """A match's snapshot and updates, each a line of JSON, until it is over."""
+    async with (
+        AsyncClient(url, player_token=player_token, timeout=timeout) as client,
+        contextlib.aclosing(client.watch_match(match_id)) as messages,
+    ):
+        async for message in messages:
+            if isinstance(message, Error):
+                raise error_for(message.problem)
+            if isinstance(message, MatchSnapshot | MatchUpdate):
+                dump(message)
+
+
 async def run(
     url: str,
     player_token: str | None,
@@ -430,10 +450,11 @@ async def run(
     no_guess: bool = True,
     match_id: str | None = None,
     terminal: bool = True,
+    timeout: float = 10.0,
 ) -> str:
     """Find (or join) a match and race in it; the last words for the normal screen.
     Without a seat (no player, or a match that started without them) it is watched."""
-    async with AsyncClient(url, player_token=player_token) as client:
+    async with AsyncClient(url, player_token=player_token, timeout=timeout) as client:
         me = (await client.me()).id if player_token else None
         if match_id is None:
             match_id = await find_match(client, preset, no_guess, say)
@@ -472,10 +493,12 @@ async def run(
         end = racer.match
         if racer.interrupted and racer.racing():
             raise Cancelled(text.left_seat_playing(end))
+        width = Terminal.size()[0] - 1
         if end.status == "finished":
-            return "\n".join(text.result_lines(end, me))
+            return "\n".join(text.result_lines(end, me, width))
         if end.status == "waiting" and racer.previous is not None:
-            return "\n".join([*text.result_lines(racer.previous, me), text.rematch_left(end.id)])
+            return "\n".join([*text.result_lines(racer.previous, me, width),
+                              text.rematch_left(end.id)])
         if end.mode == "coop":
             return f"you left the game; the team plays on: minesweeper match {end.id} to watch it"
         return f"you left the race; it goes on: minesweeper match {end.id} to watch it"

@@ -44,7 +44,14 @@ STYLES = {
 
 
 def use_colour(stream: TextIO) -> bool:
-    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    """Colours on a terminal, unless ``NO_COLOR`` is set to something (no-color.org: an
+    empty one does not count) or the terminal is a dumb one."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and not dumb_terminal()
+
+
+def dumb_terminal() -> bool:
+    """Whether ``TERM`` says the terminal cannot move its cursor or clear its screen."""
+    return os.environ.get("TERM") == "dumb"
 
 
 def paint(char: str, colour: bool) -> str:
@@ -304,16 +311,30 @@ def _penalties(count: int) -> str:
     return f"{count} penalt{'y' if count == 1 else 'ies'}"
 
 
-def seat_line(seat: Seat, you: bool = False, *, match: MatchStatus = "playing") -> str:
+def _cut(value: str, width: int) -> str:
+    """``value`` in at most ``width`` characters, ``~`` where it was cut."""
+    return value if len(value) <= width else value[: max(width - 1, 0)] + "~"
+
+
+def seat_line(
+    seat: Seat, you: bool = False, *, match: MatchStatus = "playing", width: int | None = None
+) -> str:
     """One seat while the ``match`` goes on, counts only:
     ``> ada                     1500   12/34  3BV  1 penalty    playing``; a seat the
-    service counts as playing reads "ready" until the countdown is over."""
+    service counts as playing reads "ready" until the countdown is over. In fewer than
+    ``width`` characters the line is compact (the name cut, no rating), the counts, the
+    penalties and the status whole: ``> ada       12/34 3BV  1 pen.  playing``."""
     p = seat.progress
     status = "ready" if match == "countdown" and seat.status == "playing" else seat.status
-    return (
+    line = (
         f"{'>' if you else ' '} {seat.player.name:<20} {rating(seat.player.rating):>7}  "
         f"{p.bbbv_done:>4}/{p.bbbv:<4} 3BV  {_penalties(seat.penalties):<12} {status}"
     )
+    if width is None or len(line) <= width:
+        return line
+    tail = f" {p.bbbv_done}/{p.bbbv} 3BV  {seat.penalties} pen.  {status}"
+    room = max(width - 2 - len(tail), 4)
+    return f"{'>' if you else ' '} {_cut(seat.player.name, room):<{room}}{tail}"
 
 
 def rating_change(seat: Seat) -> str:
@@ -324,20 +345,79 @@ def rating_change(seat: Seat) -> str:
     return f"{before:.0f} -> {after:.0f} ({after - before:+.0f})"
 
 
-def result_lines(match: MatchView, you: str | None = None) -> list[str]:
+def _rating_after(seat: Seat) -> str:
+    """``1523 (+23)``; the rating alone when the match changed none."""
+    before, after = seat.rating_before, seat.rating_after
+    if before is None or after is None:
+        return rating(seat.player.rating)
+    return f"{after:.0f} ({after - before:+.0f})"
+
+
+def result_lines(match: MatchView, you: str | None = None, width: int | None = None) -> list[str]:
     """The table at a match's end: places, times with penalties, rating changes;
-    ``you`` (a player id) is marked."""
-    lines = [
-        f"{match.mode} over: {describe_match(match)}",
-        f"  {'place':>5}  {'player':<20} {'time':>9}  {'penalties':>9}  rating",
-    ]
-    for seat in sorted(match.seats, key=lambda s: (s.place is None, s.place or 0)):
+    ``you`` (a player id) is marked. In fewer than ``width`` characters (a narrow
+    terminal) the table is compact: names cut, the new rating and its change only."""
+    seats = sorted(match.seats, key=lambda s: (s.place is None, s.place or 0))
+    if width is not None and width < 72:
+        return _compact_result_lines(match, seats, you, width)
+    lines = [f"{match.mode} over: {describe_match(match)}"]
+    if ended_by_time(match):
+        lines.append(time_limit_line(match))
+    lines.append(f"  {'place':>5}  {'player':<20} {'time':>9}  {'penalties':>9}  rating")
+    for seat in seats:
         place = "-" if seat.place is None else str(seat.place)
-        took = seat.status if seat.time_ms is None else seconds(seat.time_ms)
+        took = _took(match, seat)
         lines.append(
             f"{'>' if seat.player.id == you else ' '} {place:>5}  {seat.player.name:<20} "
             f"{took:>9}  {seat.penalties:>9}  {rating_change(seat)}"
         )
+    return lines
+
+
+def ended_by_time(match: MatchView) -> bool:
+    """Whether ``match`` ended at its time limit, rather than when every seat was done:
+    the service ends it then at its ``ends_at``."""
+    return (match.status == "finished" and match.ended_at is not None
+            and match.ends_at is not None and millis(match.ended_at) >= millis(match.ends_at))
+
+
+def time_limit_line(match: MatchView) -> str:
+    what = "the team's game over" if match.mode == "coop" else "places by progress"
+    return f"time limit ({match.time_limit_s} s) reached: {what}"
+
+
+def _took(match: MatchView, seat: Seat) -> str:
+    """A seat's time, or how it ended without one: "time up" for a seat still playing
+    when the time limit ended the match (not a mine, which loses only under "lose")."""
+    if seat.time_ms is not None:
+        return seconds(seat.time_ms)
+    if seat.status == "lost" and match.on_mine == "penalty" and ended_by_time(match):
+        return "time up"
+    return seat.status
+
+
+def _compact_result_lines(
+    match: MatchView, seats: list[Seat], you: str | None, width: int
+) -> list[str]:
+    rows = []
+    for seat in seats:
+        place = "-" if seat.place is None else str(seat.place)
+        took = _took(match, seat)
+        rows.append((seat.player.id == you, place, seat.player.name, took,
+                     str(seat.penalties), _rating_after(seat)))
+    took_w = max([4, *(len(r[3]) for r in rows)])
+    rating_w = max([6, *(len(r[5]) for r in rows)])
+    # mark, place, name, time, penalties, rating: what is left is the name's
+    name_w = max(width - (1 + 2 + 1 + 1 + took_w + 1 + 3 + 1 + rating_w), 4)
+    lines = [_cut(f"{match.mode} over: {describe_match(match)}", width)]
+    if ended_by_time(match):
+        line = time_limit_line(match)
+        lines.append(_cut(line if len(line) <= width else line.replace(
+            f" ({match.time_limit_s} s)", ""), width))
+    lines.append(f"  # {'player':<{name_w}} {'time':>{took_w}} {'pen':>3} rating")
+    for mine, place, name, took, penalties, after in rows:
+        lines.append(f"{'>' if mine else ' '}{place:>2} {_cut(name, name_w):<{name_w}} "
+                     f"{took:>{took_w}} {penalties:>3} {after}")
     return lines
 
 
