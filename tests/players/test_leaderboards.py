@@ -10,13 +10,14 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
 import redis
 from websockets.sync.client import connect
 
 from service import engine
 from service.engine import solver
 from service.store import keys
-from service.store.leaderboards import board_name
+from service.store.leaderboards import Entry, board_name
 from tests.support.play import Api, Game, Player, apply_cells, positions, unique_name
 from tests.support.solve import HUMAN_PACE, next_cell, play_out
 
@@ -198,3 +199,32 @@ def test_a_limit_of_thousands_of_digits_is_refused_as_any_other(a: Api) -> None:
     for path in (f"/leaderboards/beginner?limit={huge}", f"/ratings/race?limit={huge}"):
         r = a.client.get(path)
         assert r.status_code == 422 and r.json()["code"] == "invalid_request", (path, r.text)
+
+
+def test_equal_times_and_equal_ratings_share_a_rank(a: Api, redis_url: str) -> None:
+    """Ranks count the entries ahead: 1, 2, 2, 4 for times 5, 7, 7, 9 s."""
+    store = redis.Redis.from_url(redis_url)
+    # A day long over, that no game of this run was played on.
+    name = board_name("beginner", False, "2001-01-02", bot=True)
+    for i, elapsed in enumerate((7000, 5000, 9000, 7000)):
+        entry = Entry(f"{i:032x}", f"{i:032x}", f"bot{i}", elapsed, 0, 5)
+        store.zadd(keys.leaderboard_times(name), {entry.game_id: elapsed})
+        store.hset(keys.leaderboard_entries(name), entry.game_id, msgspec.msgpack.encode(entry))
+    entries = a.client.get("/leaderboards/beginner",
+                           params={"date": "2001-01-02", "bot": "true"}).json()["entries"]
+    assert [(e["rank"], e["elapsed_ms"]) for e in entries] == [
+        (1, 5000), (2, 7000), (2, 7000), (4, 9000)]
+    # Far above any rating a race of this run can reach, and taken out again.
+    pool = "race:bot"
+    ratings = {"f1" * 16: 90000.04, "f2" * 16: 90000.0, "f3" * 16: 80000.0, "f4" * 16: 95000.0}
+    try:
+        for pid, mu in ratings.items():
+            store.hset(keys.ratings(pool), pid, f"{mu:.4f} 100.0000 3")
+            store.zadd(keys.rating_top(pool), {pid: mu})
+        top = a.client.get("/ratings/race", params={"bot": "true", "limit": 4}).json()
+        assert [(e["rank"], e["rating"]) for e in top["entries"]] == [
+            (1, 95000.0), (2, 90000.0), (2, 90000.0), (4, 80000.0)]
+    finally:
+        store.hdel(keys.ratings(pool), *ratings)
+        store.zrem(keys.rating_top(pool), *ratings)
+        store.close()
