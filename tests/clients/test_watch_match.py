@@ -47,3 +47,19 @@ async def test_the_watch_ends_with_the_match_and_shows_it_once(aclient: AsyncCli
     again = await asyncio.wait_for(all_of(), 20)
     assert len(again) == 1 and isinstance(again[0], MatchSnapshot)
     assert again[0].match.status == "finished"
+
+
+async def test_a_resume_with_a_token_shows_the_match_at_once(aclient: AsyncClient) -> None:
+    """Nothing missed since ``since``: the match comes after the auth alone, and is not
+    held back for a copy that never comes (the next heartbeat is 15 s away)."""
+    a = await aclient.register(unique_name("wm"))
+    b = await aclient.register(unique_name("wm"))
+    room = await aclient.new_match("race", "beginner", seats=3, rated=False,
+                                   player_token=a.token)
+    room = await aclient.join_match(room.id, player_token=b.token)
+    watch = aclient.watch_match(room.id, since=room.version, player_token=a.token)
+    try:
+        first = await asyncio.wait_for(anext(watch), 5)
+    finally:
+        await watch.aclose()
+    assert isinstance(first, MatchSnapshot) and first.match.version == room.version

@@ -433,11 +433,13 @@ async def watch_match(
             continue
         connected, failures = True, 0
         refused = False
-        # With a token the match comes twice: before the auth is taken and after it (with
-        # the seat's own game). The first is held, and yielded only if something other
-        # than the second comes next.
+        # With a token and no ``since`` the match comes twice: before the auth is taken and
+        # after it (with the seat's own game). The first is held, and yielded only if
+        # something other than the second comes next. A resume gets the match before the
+        # auth only when its updates are gone: nothing is held then, lest the match wait
+        # for the next heartbeat.
         held: MatchSnapshot | None = None
-        first = True
+        first = version is None
         try:
             async with ws:
                 if token is not None:
