@@ -361,3 +361,18 @@ def test_quit_line_shows_the_time_of_the_clock(
     t.expect("time 2   playing")
     took = re.search(r"playing  mines left 10  time ([\d.]+)s", t.quit())
     assert took is not None and float(took.group(1)) >= 2.0, took
+
+
+def test_ctrl_c_says_how_to_go_on_with_the_game(
+    terminals: list[Terminal], live_server: str, cli_env: dict[str, str]
+) -> None:
+    """Ctrl-C leaves like q, with status 130, and the id to come back to the game with."""
+    t = open_terminal(terminals, live_server, cli_env)
+    game_id = t.expect(GAME_ID).group(1)
+    t.send(" ")
+    t.expect("playing")
+    t.send("\x03")
+    t.child.expect(pexpect.EOF)
+    t.child.close()
+    assert t.child.exitstatus == 130
+    assert f"minesweeper play {game_id}" in str(t.child.before)

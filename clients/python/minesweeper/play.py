@@ -481,7 +481,7 @@ class Player:
 
 async def _play(
     url: str, game_id: str | None, token: str | None, options: dict[str, Any], tokens: TokenStore,
-    timeout: float = 10.0,
+    timeout: float = 10.0, playing: list[str] | None = None,
 ) -> str:
     # New games are the player's the options name, if any.
     async with AsyncClient(url, player_token=options.get("player_token"),
@@ -494,6 +494,8 @@ async def _play(
             with contextlib.suppress(OSError):
                 tokens.put(game.id, game.token, client.base_url)
         player = Player(client, game, tokens)
+        if playing is not None:
+            playing.append(game.id)
         with Terminal():
             await player.run()
         v = player.game.view
@@ -512,4 +514,11 @@ def play(
     """Run the terminal game until the player quits."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SystemExit("minesweeper play needs a terminal; see the other commands for scripts")
-    print(asyncio.run(_play(url, game_id, token, options, tokens, timeout)))
+    playing: list[str] = []
+    try:
+        print(asyncio.run(_play(url, game_id, token, options, tokens, timeout, playing)))
+    except KeyboardInterrupt:
+        # The id is how the player gets back to the game, as the line after q says.
+        for left in playing:
+            print(f"game {left}: interrupted; 'minesweeper play {left}' goes on with it")
+        raise
