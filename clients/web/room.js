@@ -457,11 +457,24 @@ export class Room {
     this.renderResults();
     this.renderRematch();
     this.tick(shown, was);
+    if (shown === "finished" && was && was !== "finished") this.bringResultIntoView();
     this.stopResigned();
     this.takeFocus();
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();
     else this.cursors.placeAll();
+  }
+
+  /**
+   * The match has just ended: its result (heading, places) comes into the window when the
+   * page was scrolled past it to the board (a short window), once the board has refitted.
+   */
+  bringResultIntoView() {
+    const id = this.id;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (this.id !== id || this.section.hidden) return;
+      if (this.section.getBoundingClientRect().top < 0) this.section.scrollIntoView({ block: "start" });
+    }));
   }
 
   renderStatus(shown, seated) {

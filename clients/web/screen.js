@@ -27,6 +27,14 @@ export const GAME_ID = /^[0-9a-f]{32}$/;
 // Fewer rows than this left under a short window's header: the board takes the window's height.
 const SHORT_ROWS = 5;
 
+/** The height a match's strip stuck to the window's top takes (0: none there). */
+function stickyStrip() {
+  const strip = document.getElementById("match");
+  if (!strip || strip.hidden || getComputedStyle(strip).position !== "sticky") return 0;
+  const gap = parseFloat(getComputedStyle(strip.parentElement).rowGap) || 0;
+  return strip.getBoundingClientRect().height + gap;
+}
+
 const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available" };
 
 export class Screen {
@@ -373,6 +381,11 @@ export class Screen {
     // rows, the board takes the window's height whatever its size.
     const short = shortWindow();
     if (!c.match && !short) room.tallest = 0;
+    // In a short window a match's strip (seats, time left) stays at the window's top during
+    // play (match.css): the board, scrolled to, goes under it, and leaves it its height.
+    const strip = short && c.match ? stickyStrip() : 0;
+    room.tallest -= strip;
+    this.els.frame.style.scrollMarginTop = strip ? `${strip}px` : "";
     if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
     const last = this.room;
     if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
