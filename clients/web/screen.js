@@ -14,7 +14,7 @@
 // can tell they are stale (`c !== screen.current`):
 //   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting }
 
-import { coarsePointer, MIN_END_CELL, minPlayableCell, roomFor, shortWindow } from "./boardview.js";
+import { coarsePointer, MIN_END_CELL, MIN_MOUSE_CELL, minPlayableCell, roomFor, shortWindow } from "./boardview.js";
 import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
@@ -387,15 +387,16 @@ export class Screen {
     room.tallest -= strip;
     this.els.frame.style.scrollMarginTop = strip ? `${strip}px` : "";
     if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
-    const last = this.room;
-    if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
-    this.room = room;
     // A finished game is only looked at: smaller cells may show all of it beside the result
     // (a match's board too while its match goes on: a seat that cleared sees its whole
-    // board while it waits; once the match is over its board keeps its size, the match's
-    // own result above it).
+    // board while it waits). Once the match is over, the match's own result above it, its
+    // board keeps cells a mouse can hit, and the page scrolls to it rather than shrink it.
     const waiting = c.match && document.body.dataset.match === "playing";
-    const least = c.game.finished && (!c.match || waiting) ? MIN_END_CELL : undefined;
+    const least = !c.game.finished ? undefined : !c.match || waiting ? MIN_END_CELL : MIN_MOUSE_CELL;
+    const last = this.room;
+    if (!force && last && last.least === least && Math.abs(last.width - room.width) < 1
+      && Math.abs(last.height - room.height) < 1) return;
+    this.room = { ...room, least };
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
     // The page scrolls to a board fitted to the window's height.
     if (short && force) this.els.frame.scrollIntoView({ block: "nearest" });

@@ -96,3 +96,27 @@ def test_a_race_in_a_short_window_keeps_seats_and_time_in_view(
     finally:
         ctx.close()
 
+
+def test_a_tablets_race_keeps_the_final_board_legible(browser: Browser, live_server: str) -> None:
+    """A tablet held sideways: the page's seat clears first, then the rival; beside the
+    match's result the final board keeps cells a finger can tell apart (the page scrolls
+    to it rather than shrinking it), shown whole."""
+    ctx = browser.new_context(**TABLET)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            m, rival, me, match = start_race(ctx, http, live_server)
+            box = m.cell(0, 0).bounding_box()
+            assert box and box["width"] >= 30, box
+            me.clear(match)
+            expect(m.page.locator("#frame")).to_have_attribute("data-status", "won")
+            rival.clear(match)
+            expect(m.page.locator("#match-title")).to_have_text("Race: result")
+            m.page.wait_for_timeout(500)  # the board fitted again has settled
+            for x, y in ((0, 0), (8, 8)):
+                box = m.cell(x, y).bounding_box()
+                assert box and box["width"] >= 22, box
+            expect(m.page.locator("#board-area")).to_have_attribute("data-more", "")
+            assert not m.errors
+    finally:
+        ctx.close()
