@@ -201,7 +201,7 @@ export class BoardView {
    * Size the view for `room` ({ width, height } in CSS pixels), with the cell size the
    * player prefers (`preferred`, null to fit the board to the room, with cells no smaller
    * than `least`). `keep`: the board's middle in view stays in view (the same board
-   * again), else the view starts at the cell `start`.
+   * again), else the view starts at the cell `start` (or, [x, y], that point in cells).
    */
   layout(room, preferred, { keep = false, start = 0, least = undefined } = {}) {
     this.room = room;
@@ -211,6 +211,7 @@ export class BoardView {
     this.setCell(target);
     this.sizeScroller();
     if (centre) this.centreOn(centre[0], centre[1]);
+    else if (Array.isArray(start)) this.centreOn(start[0], start[1]);
     else if (start != null) this.reveal(start, { centre: true });
     this.viewChanged();
   }
