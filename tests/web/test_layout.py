@@ -348,3 +348,37 @@ def test_a_header_button_shown_as_its_icon_says_its_name_when_focused(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def rows_whole_in_view(ms: Minesweeper, x: int = 0) -> list[int]:
+    """The rows whose cell in column ``x`` is whole inside the board's view."""
+    rows: list[int] = ms.page.evaluate(
+        "x => { const s = document.querySelector('#scroller');"
+        " const v = s.getBoundingClientRect(); const out = [];"
+        " for (const e of document.querySelectorAll(`#board [data-x=\"${x}\"]`)) {"
+        "   const r = e.getBoundingClientRect();"
+        "   if (r.top >= v.top - 0.5 && r.bottom <= v.top + s.clientHeight + 0.5)"
+        "     out.push(Number(e.dataset.y)); }"
+        " return out.sort((a, b) => a - b); }",
+        x,
+    )
+    return rows
+
+
+def test_an_expert_board_fits_a_small_laptop_window_whole(
+    browser: Browser, live_server: str
+) -> None:
+    """A 1100 x 700 window: all 16 rows of an expert board whole in view, none half under
+    the edge's shadow, at cells a mouse can hit."""
+    ctx, ms = open_level(browser, live_server, {"viewport": {"width": 1100, "height": 700}},
+                         "expert")
+    try:
+        ms.page.wait_for_timeout(400)  # the board fitted to the header's fonts
+        assert rows_whole_in_view(ms) == list(range(16))
+        assert ms.page.locator("#board-area").get_attribute("data-more") == ""
+        box = ms.cell(0, 0).bounding_box()
+        assert box and box["width"] >= 22, box
+        assert not ms.errors
+    finally:
+        ctx.close()
+
