@@ -274,6 +274,18 @@ export class BoardView {
     return [x0, y0, x1, y1];
   }
 
+  /** The cells whole in view (none cut by the view's edges): [x0, y0, x1, y1] (inclusive). */
+  wholeInView() {
+    const sc = this.els.scroller;
+    const c = this.cell;
+    const eps = 0.5; // a cell within half a pixel of whole is whole
+    const x0 = clamp(Math.ceil((sc.scrollLeft - eps) / c), 0, this.width - 1);
+    const y0 = clamp(Math.ceil((sc.scrollTop - eps) / c), 0, this.height - 1);
+    const x1 = clamp(Math.floor((sc.scrollLeft + sc.clientWidth + eps) / c) - 1, x0, this.width - 1);
+    const y1 = clamp(Math.floor((sc.scrollTop + sc.clientHeight + eps) / c) - 1, y0, this.height - 1);
+    return [x0, y0, x1, y1];
+  }
+
   centreCell() {
     const sc = this.els.scroller;
     const c = this.cell;
@@ -411,7 +423,7 @@ export class BoardView {
     if (area.dataset.more !== text) area.dataset.more = text;
     const where = this.els.where;
     if (where && this.width) {
-      const [x0, y0, x1, y1] = this.visible();
+      const [x0, y0, x1, y1] = this.wholeInView();
       const span = (a, b, n, what) => (a === 0 && b === n - 1 ? `all ${n} ${what}` : `${what} ${a + 1}–${b + 1} of ${n}`);
       const words = more.length
         ? `In view: ${span(x0, x1, this.width, "columns")}, ${span(y0, y1, this.height, "rows")}`

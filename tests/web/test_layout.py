@@ -382,3 +382,25 @@ def test_an_expert_board_fits_a_small_laptop_window_whole(
     finally:
         ctx.close()
 
+
+def test_the_zoom_bar_counts_only_rows_and_columns_whole_in_view(
+    browser: Browser, live_server: str
+) -> None:
+    """Zoomed in on an expert board, the view's edges cut rows and columns in half: what
+    the zoom bar says is in view is the rows and columns seen whole."""
+    ctx, ms = open_level(browser, live_server, DEVICES["laptop"], "expert")
+    try:
+        page = ms.page
+        for _ in range(3):
+            page.locator("#zoom-in").click()
+        page.locator("#scroller").evaluate("s => { s.scrollTop = 45; s.scrollLeft = 45; }")
+        where = page.locator("#view-where")
+        expect(where).to_contain_text("rows")
+        page.wait_for_timeout(200)
+        m = re.search(r"rows (\d+)\u2013(\d+) of 16", where.inner_text())
+        assert m, where.inner_text()
+        rows = rows_whole_in_view(ms)
+        assert (int(m.group(1)), int(m.group(2))) == (rows[0] + 1, rows[-1] + 1), (m.group(0), rows)
+        assert not ms.errors
+    finally:
+        ctx.close()
