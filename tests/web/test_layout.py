@@ -417,3 +417,28 @@ def test_the_zoom_bar_counts_only_rows_and_columns_whole_in_view(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def test_a_tap_leaves_no_hover_border_on_a_touch_screen(
+    browser: Browser, live_server: str
+) -> None:
+    """On a phone a tap leaves no hover state behind: once the dialog a button opened is
+    closed, the button looks as it did before it was tapped."""
+    ctx = browser.new_context(**PHONE)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        look = "e => { const s = getComputedStyle(e); return [s.borderColor, s.backgroundColor]; }"
+        for selector, dialog in (("#hint", "Use a hint?"), ("#online-button", "Play online")):
+            button = page.locator(selector)
+            before = button.evaluate(look)
+            button.tap()
+            expect(page.get_by_role("dialog", name=dialog)).to_be_visible()
+            page.keyboard.press("Escape")
+            expect(page.get_by_role("dialog", name=dialog)).to_be_hidden()
+            button.evaluate("e => e.blur()")
+            assert button.evaluate(look) == before, selector
+        assert not ms.errors
+    finally:
+        ctx.close()
