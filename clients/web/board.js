@@ -44,6 +44,28 @@ const CLASS_OF = {
 const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 const attr = (text) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
+/**
+ * The box of the opened cells (a daily board's open start), in cells: [x0, y0, x1, y1]
+ * inclusive, or null when every cell is hidden. `game`: { width, height, isHidden(i) }.
+ */
+export function openedBox(game) {
+  const { width, height } = game;
+  let x0 = width;
+  let y0 = height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i++) {
+      if (game.isHidden(i)) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  return x1 < 0 ? null : [x0, y0, x1, y1];
+}
+
 export class Board {
   /**
    * `els`: the elements of the board (see BoardView) with `grid` the role=grid element.
@@ -56,6 +78,7 @@ export class Board {
     this.intents = intents;
     this.game = null;
     this.focusIndex = 0;
+    this.startView = null; // where a new board's view starts, [x, y] in cells (its open start)
     this.readonly = false;
     this.flagMode = false;
     this.pressed = new Set();
@@ -100,7 +123,10 @@ export class Board {
 
   // ---- showing a game ---------------------------------------------------------------------
 
-  /** Show `game`; true when the board's size changed (the page then fits it anew). */
+  /**
+   * Show `game`; true when the page fits it anew: its size changed, or it is a new board
+   * whose start is open already (a daily board), which the view starts on.
+   */
   show(game, { readonly, label = null }) {
     const resized = this.view.setBoard(game.width, game.height);
     const sameGame = this.game && this.game.id === game.id;
@@ -118,15 +144,26 @@ export class Board {
     const name = label || (readonly ? "Minefield (watching)" : "Minefield");
     this.grid.setAttribute("aria-label", `${name}, ${what}`);
     const focused = this.grid.contains(document.activeElement);
+    let startOpen = false;
+    if (!sameGame) this.startView = null;
     if (resized || (!sameGame && !focused) || this.focusIndex >= game.size) {
-      // Start near the middle, where a first click is most useful.
-      this.focusIndex = Math.floor(game.height / 2) * game.width + Math.floor(game.width / 2);
+      // Start near the middle, where a first click is most useful; on a board whose start
+      // is open already (not played yet), the view starts on what is open, in its middle.
+      const box = game.startedAt == null && !game.finished ? openedBox(game) : null;
+      if (box && !sameGame) {
+        const [x0, y0, x1, y1] = box;
+        startOpen = true;
+        this.startView = [(x0 + x1 + 1) / 2, (y0 + y1 + 1) / 2];
+        this.focusIndex = Math.floor((y0 + y1) / 2) * game.width + Math.floor((x0 + x1) / 2);
+      } else {
+        this.focusIndex = Math.floor(game.height / 2) * game.width + Math.floor(game.width / 2);
+      }
     }
     this.view.refreshAll();
     this.renderWindow({ force: true });
     // The focused cell was replaced: give the focus to the new one, not to the page.
     if (focused) this.elementOf(this.focusIndex)?.focus({ preventScroll: true });
-    return resized;
+    return resized || startOpen;
   }
 
   /**
@@ -134,7 +171,9 @@ export class Board {
    * the smallest cell that fit may choose).
    */
   fit(room, preferred, { keep = false, least = undefined } = {}) {
-    this.view.layout(room, preferred, { keep, least, start: this.focusIndex });
+    // A board's open start is in view at first; after that, the cell with the focus.
+    this.view.layout(room, preferred, { keep, least, start: this.startView ?? this.focusIndex });
+    if (!keep) this.startView = null;
     this.renderWindow({ force: true });
   }
 

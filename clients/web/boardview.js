@@ -201,7 +201,7 @@ export class BoardView {
    * Size the view for `room` ({ width, height } in CSS pixels), with the cell size the
    * player prefers (`preferred`, null to fit the board to the room, with cells no smaller
    * than `least`). `keep`: the board's middle in view stays in view (the same board
-   * again), else the view starts at the cell `start`.
+   * again), else the view starts at the cell `start` (or, [x, y], that point in cells).
    */
   layout(room, preferred, { keep = false, start = 0, least = undefined } = {}) {
     this.room = room;
@@ -211,6 +211,7 @@ export class BoardView {
     this.setCell(target);
     this.sizeScroller();
     if (centre) this.centreOn(centre[0], centre[1]);
+    else if (Array.isArray(start)) this.centreOn(start[0], start[1]);
     else if (start != null) this.reveal(start, { centre: true });
     this.viewChanged();
   }
@@ -270,6 +271,18 @@ export class BoardView {
     const y0 = clamp(Math.floor(sc.scrollTop / c), 0, this.height - 1);
     const x1 = clamp(Math.ceil((sc.scrollLeft + sc.clientWidth) / c) - 1, x0, this.width - 1);
     const y1 = clamp(Math.ceil((sc.scrollTop + sc.clientHeight) / c) - 1, y0, this.height - 1);
+    return [x0, y0, x1, y1];
+  }
+
+  /** The cells whole in view (none cut by the view's edges): [x0, y0, x1, y1] (inclusive). */
+  wholeInView() {
+    const sc = this.els.scroller;
+    const c = this.cell;
+    const eps = 0.5; // a cell within half a pixel of whole is whole
+    const x0 = clamp(Math.ceil((sc.scrollLeft - eps) / c), 0, this.width - 1);
+    const y0 = clamp(Math.ceil((sc.scrollTop - eps) / c), 0, this.height - 1);
+    const x1 = clamp(Math.floor((sc.scrollLeft + sc.clientWidth + eps) / c) - 1, x0, this.width - 1);
+    const y1 = clamp(Math.floor((sc.scrollTop + sc.clientHeight + eps) / c) - 1, y0, this.height - 1);
     return [x0, y0, x1, y1];
   }
 
@@ -410,7 +423,7 @@ export class BoardView {
     if (area.dataset.more !== text) area.dataset.more = text;
     const where = this.els.where;
     if (where && this.width) {
-      const [x0, y0, x1, y1] = this.visible();
+      const [x0, y0, x1, y1] = this.wholeInView();
       const span = (a, b, n, what) => (a === 0 && b === n - 1 ? `all ${n} ${what}` : `${what} ${a + 1}–${b + 1} of ${n}`);
       const words = more.length
         ? `In view: ${span(x0, x1, this.width, "columns")}, ${span(y0, y1, this.height, "rows")}`

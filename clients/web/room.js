@@ -10,7 +10,7 @@
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S, penaltyTime,
+  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
   playingElsewhere, playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
   seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
@@ -457,11 +457,24 @@ export class Room {
     this.renderResults();
     this.renderRematch();
     this.tick(shown, was);
+    if (shown === "finished" && was && was !== "finished") this.bringResultIntoView();
     this.stopResigned();
     this.takeFocus();
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();
     else this.cursors.placeAll();
+  }
+
+  /**
+   * The match has just ended: its result (heading, places) comes into the window when the
+   * page was scrolled past it to the board (a short window), once the board has refitted.
+   */
+  bringResultIntoView() {
+    const id = this.id;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (this.id !== id || this.section.hidden) return;
+      if (this.section.getBoundingClientRect().top < 0) this.section.scrollIntoView({ block: "start" });
+    }));
   }
 
   renderStatus(shown, seated) {
@@ -565,9 +578,11 @@ export class Room {
     const first = v.seats[0];
     const gameId = v.seats.find((s) => s.game_id)?.game_id ?? null;
     const done = `${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV`;
-    let summary;
+    // A cleared board's time is said once, by the status above ("together you cleared the
+    // board in 6.899 s"): no summary repeats it.
+    let summary = "";
     if (v.seats.some((s) => s.status === "won")) {
-      summary = `The team cleared the board in ${penaltyTime(first.time_ms, first.penalties)}.`;
+      // said by the status
     } else if (v.seats.every((s) => s.status === "resigned")) {
       summary = `Everybody resigned, with ${done} done.`;
     } else {
@@ -590,7 +605,7 @@ export class Room {
     }
     table.append(body);
     const replay = this.replayLink(gameId, "Replay of the team's board", "Replay of the team's board", replayOutcome(v, first));
-    this.results.replaceChildren(el("p", { className: "match-summary", id: "match-summary", textContent: summary }), table,
+    this.results.replaceChildren(...(summary ? [el("p", { className: "match-summary", id: "match-summary", textContent: summary })] : []), table,
       el("p", { className: "match-team-replay" }, replay));
   }
 

@@ -14,7 +14,7 @@
 // can tell they are stale (`c !== screen.current`):
 //   { id, game (a Game), mode: "play" | "watch", token, session, conn, resetting }
 
-import { coarsePointer, MIN_END_CELL, minPlayableCell, roomFor, shortWindow } from "./boardview.js";
+import { coarsePointer, MIN_END_CELL, MIN_MOUSE_CELL, minPlayableCell, roomFor, shortWindow } from "./boardview.js";
 import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
@@ -26,6 +26,14 @@ export const GAME_ID = /^[0-9a-f]{32}$/;
 
 // Fewer rows than this left under a short window's header: the board takes the window's height.
 const SHORT_ROWS = 5;
+
+/** The height a match's strip stuck to the window's top takes (0: none there). */
+function stickyStrip() {
+  const strip = document.getElementById("match");
+  if (!strip || strip.hidden || getComputedStyle(strip).position !== "sticky") return 0;
+  const gap = parseFloat(getComputedStyle(strip.parentElement).rowGap) || 0;
+  return strip.getBoundingClientRect().height + gap;
+}
 
 const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available" };
 
@@ -373,16 +381,22 @@ export class Screen {
     // rows, the board takes the window's height whatever its size.
     const short = shortWindow();
     if (!c.match && !short) room.tallest = 0;
+    // In a short window a match's strip (seats, time left) stays at the window's top during
+    // play (match.css): the board, scrolled to, goes under it, and leaves it its height.
+    const strip = short && c.match ? stickyStrip() : 0;
+    room.tallest -= strip;
+    this.els.frame.style.scrollMarginTop = strip ? `${strip}px` : "";
     if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
-    const last = this.room;
-    if (!force && last && Math.abs(last.width - room.width) < 1 && Math.abs(last.height - room.height) < 1) return;
-    this.room = room;
     // A finished game is only looked at: smaller cells may show all of it beside the result
     // (a match's board too while its match goes on: a seat that cleared sees its whole
-    // board while it waits; once the match is over its board keeps its size, the match's
-    // own result above it).
+    // board while it waits). Once the match is over, the match's own result above it, its
+    // board keeps cells a mouse can hit, and the page scrolls to it rather than shrink it.
     const waiting = c.match && document.body.dataset.match === "playing";
-    const least = c.game.finished && (!c.match || waiting) ? MIN_END_CELL : undefined;
+    const least = !c.game.finished ? undefined : !c.match || waiting ? MIN_END_CELL : MIN_MOUSE_CELL;
+    const last = this.room;
+    if (!force && last && last.least === least && Math.abs(last.width - room.width) < 1
+      && Math.abs(last.height - room.height) < 1) return;
+    this.room = { ...room, least };
     this.board.fit(room, this.prefs.cellSize ?? null, { keep, least });
     // The page scrolls to a board fitted to the window's height.
     if (short && force) this.els.frame.scrollIntoView({ block: "nearest" });

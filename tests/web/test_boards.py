@@ -239,3 +239,55 @@ def test_expert_on_a_phone_by_touch_with_zoom(api: Api, browser: Browser, live_s
         assert not ms.errors
     finally:
         ctx.close()
+
+
+# A tablet held upright, and a phone held sideways.
+UPRIGHT_TABLET: dict[str, Any] = {"viewport": {"width": 768, "height": 1024}, "is_mobile": True,
+                                  "has_touch": True, "device_scale_factor": 2}
+SIDEWAYS_PHONE: dict[str, Any] = {"viewport": {"width": 844, "height": 390}, "is_mobile": True,
+                                  "has_touch": True, "device_scale_factor": 3}
+
+
+@pytest.mark.parametrize("device", ["tablet", "sideways"])
+def test_a_daily_board_opens_on_its_open_start(
+    browser: Browser, live_server: str, device: str
+) -> None:
+    """Today's expert board is wider than the window: it opens scrolled to its start area,
+    every cell opened there inside the board's view, not to the board's middle."""
+    options = UPRIGHT_TABLET if device == "tablet" else SIDEWAYS_PHONE
+    ctx = browser.new_context(**options)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        daily = ms.page.get_by_role("button", name="Daily")
+        daily.click()
+        ms.page.locator("#daily-menu").get_by_role("button", name="Expert").click()
+        expect(ms.page.locator('#game-tags [data-tag="daily"]')).to_be_visible()
+        ms.page.wait_for_timeout(600)  # the board fitted to the window
+        area = ms.page.locator("#board-area")
+        assert "right" in (area.get_attribute("data-more") or "") or "left" in (
+            area.get_attribute("data-more") or ""
+        )
+        # The box of the opened cells, and the board's view, on the screen.
+        box, view = ms.page.evaluate(
+            "() => { const s = document.querySelector('#scroller');"
+            " const v = s.getBoundingClientRect();"
+            " const b = [Infinity, Infinity, -Infinity, -Infinity];"
+            " for (const e of document.querySelectorAll('#board [data-i]')) {"
+            "   if (!/^[0-8]$/.test(e.dataset.state)) continue;"
+            "   const r = e.getBoundingClientRect();"
+            "   b[0] = Math.min(b[0], r.left); b[1] = Math.min(b[1], r.top);"
+            "   b[2] = Math.max(b[2], r.right); b[3] = Math.max(b[3], r.bottom); }"
+            " return [b, [v.left, v.top, v.left + s.clientWidth, v.top + s.clientHeight]]; }"
+        )
+        assert box[2] > box[0], "no cell opened at the start"
+        # Along each axis the opened cells are all in view, or (more of them than the view
+        # holds) they fill it.
+        for lo, hi in ((0, 2), (1, 3)):
+            if box[hi] - box[lo] <= view[hi] - view[lo] + 0.5:
+                assert view[lo] - 0.5 <= box[lo] and box[hi] <= view[hi] + 0.5, (box, view)
+            else:
+                assert box[lo] - 0.5 <= view[lo] and view[hi] <= box[hi] + 0.5, (box, view)
+        assert not ms.errors
+    finally:
+        ctx.close()

@@ -152,12 +152,22 @@ def test_touch_tap_long_press_and_flag_mode(browser: Browser, live_server: str) 
         ctx.close()
 
 
-def test_the_tags_fit_a_phone(browser: Browser, live_server: str) -> None:
-    """No guessing, a hint and the player's name make more tags than a phone's line holds:
-    each stays inside the screen, and the one cut short shows an ellipsis."""
-    phone = {**PHONE, "viewport": {"width": 390, "height": 844}}
-    width = phone["viewport"]["width"]
-    ctx = browser.new_context(**phone)
+TAG_WINDOWS: dict[str, dict[str, Any]] = {
+    "phone": {**PHONE, "viewport": {"width": 390, "height": 844}},
+    "600px": {"viewport": {"width": 600, "height": 960}},
+    # A small laptop window at 200 %: the page is laid out for half its size.
+    "zoom200": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
+}
+
+
+@pytest.mark.parametrize("name", list(TAG_WINDOWS))
+def test_the_tags_are_read_whole(browser: Browser, live_server: str, name: str) -> None:
+    """Today's expert board with no guessing, a hint and the player's name make more tags
+    than a narrow line holds: they wrap, each inside the window and read whole, none cut
+    short."""
+    options = TAG_WINDOWS[name]
+    width = options["viewport"]["width"]
+    ctx = browser.new_context(**options)
     try:
         ctx.add_init_script(
             "localStorage.setItem('minesweeper.prefs', JSON.stringify({noGuess: true}));"
@@ -165,27 +175,30 @@ def test_the_tags_fit_a_phone(browser: Browser, live_server: str) -> None:
         ms = Minesweeper(ctx.new_page(), live_server)
         ms.goto()
         page = ms.page
+        page.get_by_role("button", name="Daily").click()
+        page.locator("#daily-menu").get_by_role("button", name="Expert").click()
         tags = page.locator("#game-tags")
+        expect(tags.locator('[data-tag="daily"]')).to_be_visible()
         expect(tags.locator('[data-tag="player"]')).to_be_visible()
         page.get_by_role("button", name="Hint").click()
         page.get_by_role("dialog", name="Use a hint?").get_by_role(
             "button", name="Show a hint"
         ).click()
         expect(tags.locator('[data-tag="assisted"]')).to_be_visible()
-        cut: dict[str, bool] = {}
+        seen = set()
         for tag in tags.locator(".tag").all():
             if not tag.is_visible():
                 continue
             kind = tag.get_attribute("data-tag") or ""
             box = tag.bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (kind, box)
-            cut[kind] = tag.evaluate("e => e.scrollWidth > e.clientWidth")
-            if cut[kind]:
-                assert tag.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis", kind
-        assert {"no-guess", "assisted", "player"} <= set(cut), cut
-        # The player's name gives way before the other tags.
-        if any(c for kind, c in cut.items() if kind != "player"):
-            assert cut["player"], cut
+            cut = tag.evaluate(
+                "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1"
+            )
+            assert not cut, (kind, tag.inner_text())
+            seen.add(kind)
+        assert {"daily", "no-guess", "assisted", "player"} <= seen, seen
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert not ms.errors
     finally:
         ctx.close()
@@ -345,6 +358,87 @@ def test_a_header_button_shown_as_its_icon_says_its_name_when_focused(
             assert box["x"] >= 0 and box["x"] + box["width"] <= 1280 and box["y"] >= 0, box
             assert bar.bounding_box() == header
             assert ms.grid.bounding_box() == board
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def rows_whole_in_view(ms: Minesweeper, x: int = 0) -> list[int]:
+    """The rows whose cell in column ``x`` is whole inside the board's view."""
+    rows: list[int] = ms.page.evaluate(
+        "x => { const s = document.querySelector('#scroller');"
+        " const v = s.getBoundingClientRect(); const out = [];"
+        " for (const e of document.querySelectorAll(`#board [data-x=\"${x}\"]`)) {"
+        "   const r = e.getBoundingClientRect();"
+        "   if (r.top >= v.top - 0.5 && r.bottom <= v.top + s.clientHeight + 0.5)"
+        "     out.push(Number(e.dataset.y)); }"
+        " return out.sort((a, b) => a - b); }",
+        x,
+    )
+    return rows
+
+
+def test_an_expert_board_fits_a_small_laptop_window_whole(
+    browser: Browser, live_server: str
+) -> None:
+    """A 1100 x 700 window: all 16 rows of an expert board whole in view, none half under
+    the edge's shadow, at cells a mouse can hit."""
+    ctx, ms = open_level(browser, live_server, {"viewport": {"width": 1100, "height": 700}},
+                         "expert")
+    try:
+        ms.page.wait_for_timeout(400)  # the board fitted to the header's fonts
+        assert rows_whole_in_view(ms) == list(range(16))
+        assert ms.page.locator("#board-area").get_attribute("data-more") == ""
+        box = ms.cell(0, 0).bounding_box()
+        assert box and box["width"] >= 22, box
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def test_the_zoom_bar_counts_only_rows_and_columns_whole_in_view(
+    browser: Browser, live_server: str
+) -> None:
+    """Zoomed in on an expert board, the view's edges cut rows and columns in half: what
+    the zoom bar says is in view is the rows and columns seen whole."""
+    ctx, ms = open_level(browser, live_server, DEVICES["laptop"], "expert")
+    try:
+        page = ms.page
+        for _ in range(3):
+            page.locator("#zoom-in").click()
+        page.locator("#scroller").evaluate("s => { s.scrollTop = 45; s.scrollLeft = 45; }")
+        where = page.locator("#view-where")
+        expect(where).to_contain_text("rows")
+        page.wait_for_timeout(200)
+        m = re.search(r"rows (\d+)\u2013(\d+) of 16", where.inner_text())
+        assert m, where.inner_text()
+        rows = rows_whole_in_view(ms)
+        assert (int(m.group(1)), int(m.group(2))) == (rows[0] + 1, rows[-1] + 1), (m.group(0), rows)
+        assert not ms.errors
+    finally:
+        ctx.close()
+
+
+def test_a_tap_leaves_no_hover_border_on_a_touch_screen(
+    browser: Browser, live_server: str
+) -> None:
+    """On a phone a tap leaves no hover state behind: once the dialog a button opened is
+    closed, the button looks as it did before it was tapped."""
+    ctx = browser.new_context(**PHONE)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.goto()
+        page = ms.page
+        look = "e => { const s = getComputedStyle(e); return [s.borderColor, s.backgroundColor]; }"
+        for selector, dialog in (("#hint", "Use a hint?"), ("#online-button", "Play online")):
+            button = page.locator(selector)
+            before = button.evaluate(look)
+            button.tap()
+            expect(page.get_by_role("dialog", name=dialog)).to_be_visible()
+            page.keyboard.press("Escape")
+            expect(page.get_by_role("dialog", name=dialog)).to_be_hidden()
+            button.evaluate("e => e.blur()")
+            assert button.evaluate(look) == before, selector
         assert not ms.errors
     finally:
         ctx.close()

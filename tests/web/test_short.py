@@ -175,3 +175,38 @@ def test_the_result_of_a_game_comes_into_view_in_a_short_window(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("name", ["844x390", "740x360"])
+def test_a_replay_in_a_short_window_shows_legible_cells_with_its_controls(
+    browser: Browser, live_server: str, api: Api, name: str
+) -> None:
+    """The replay of a beginner game in a phone held sideways: every cell big enough to
+    read, the counters above them, and beside them the timeline and Play, all in the
+    window at once."""
+    options = SIDEWAYS[name]
+    size = window(options)
+    settings = {"preset": "beginner", "seed": 21}
+    mines = mine_layout(api, settings, (0, 0))
+    game, token = api.create(**settings)
+    api.move(game["id"], token, "reveal", 0, 0)
+    api.move(game["id"], token, "reveal", *sorted(mines)[0])
+    ctx = browser.new_context(**options)
+    try:
+        ms = Minesweeper(ctx.new_page(), live_server)
+        ms.page.goto(f"{live_server}/#/replay/{game['id']}")
+        expect(ms.page.locator("#replay-board [data-i]").first).to_be_attached()
+        settle(ms)
+        page = ms.page
+        for x, y in ((0, 0), (8, 0), (0, 8), (8, 8)):
+            cell = page.locator(f'#replay-board [data-x="{x}"][data-y="{y}"]')
+            box = assert_in_window(cell, size)
+            assert box["width"] >= 20, box
+        assert page.locator("#replay-area").get_attribute("data-more") == ""
+        for selector in ("#replay-mines", "#replay-timer", "#replay-timeline", "#replay-play",
+                         "#replay-end"):
+            assert_in_window(page.locator(selector), size)
+        assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+        assert not ms.errors
+    finally:
+        ctx.close()
