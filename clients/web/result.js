@@ -4,6 +4,7 @@
 // said when a game ends.
 
 import { formatTime } from "./format.js";
+import { shortWindow } from "./boardview.js";
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -119,9 +120,10 @@ export class ResultPanel {
       this.api.getGame(c.id).then((view) => c.session.offerView(view)).catch(() => {});
     }
     this.render(c);
-    if (fresh && !c.match && !this.root.hidden) {
+    if (fresh && !c.match && !this.root.hidden && shortWindow()) {
       // In a short window the result may be under the board: the page brings it into view
-      // once the board has made room for it (at the next frames).
+      // once the board has made room for it (at the next frames). A taller window keeps
+      // it in view by fitting the board, and its page stays where it is.
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (this.shown?.c === c && !this.root.hidden) this.root.scrollIntoView({ block: "nearest" });
       }));
