@@ -79,19 +79,11 @@ class AccessLine(msgspec.Struct):
     client: str
 
 
-class SocketLine(msgspec.Struct):
+class SocketLine(AccessLine):
     """A WebSocket's access log line, written when it closed: the fields of a request's,
     and the route (a template, without ids), the close code, who closed it (``server``
     or ``client``) and the server's reason."""
 
-    time: str
-    level: str
-    logger: str
-    message: str
-    request_id: str
-    status: int
-    ms: float
-    client: str
     route: str
     code: int
     closed_by: str
