@@ -1,13 +1,15 @@
-"""A player sits in at most one unfinished match at a time (waiting, counting down or
-playing): creating a match, joining one, seeking a race or sitting down in a rematch
-while another holds them is refused with 409 ``already_playing``, naming that match.
+"""A player plays in at most one match at a time (a seat still to play, in a match
+waiting, counting down or playing): creating a match, joining one, seeking a race or
+sitting down in a rematch while another holds them is refused with 409
+``already_playing``, naming that match.
 
 The hold is a claim on the player's own slot (``store.MatchStore.claim_seat``), taken
 before the seat and released when a seat is freed before the start or the match ends;
 it expires with the match's life (refreshed to its time limit at the start), so a
 replica that dies between two steps leaves nobody held for long. A claim counts only
-while its match is unfinished and seats the player, or for a short grace while the
-step that took it is still seating them; anything else is found over and taken over.
+while its match is unfinished and seats the player in a seat still to play (not won,
+lost or resigned), or for a short grace while the step that took it is still seating
+them; anything else is found over and taken over.
 
 A seek is on another slot (every seek's): taking a claim cancels the player's waiting
 seek, and a seek that has already paired holds the player for its match, which the
@@ -49,16 +51,19 @@ def ttl_ms(b: Backends) -> int:
 
 
 async def _holds(b: Backends, player_id: str, match_id: str, since: int, grace: int) -> bool:
-    """Whether the match holds the player: unfinished and seating them, or still within
-    ``grace`` of ``since`` (about to seat them, or about to be made)."""
+    """Whether the match holds the player: unfinished and seating them in a seat still to
+    play, or still within ``grace`` of ``since`` (about to seat them, or about to be
+    made). A seat that has won, lost or resigned has nothing left to play: its player is
+    free while the others play on."""
     try:
         _, state = await b.matches.load(match_id)
     except MatchNotFound:
         return now_ms() - since < grace
     if state.status == "finished":
         return False
-    if match_rules.seated(state, player_id) is not None:
-        return True
+    seat = match_rules.seated(state, player_id)
+    if seat is not None:
+        return state.seats[seat].status in ("waiting", "playing")
     return now_ms() - since < grace
 
 

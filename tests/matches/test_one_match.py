@@ -1,7 +1,7 @@
 """A player sits in one unfinished match at a time, whichever replicas their requests
 reach: two seeks at once pair once; seeking, joining, creating or a rematch while in
 another match is refused with 409 ``already_playing`` naming it; leaving before the
-start and the match's end free the player; a hold whose match never came is no hold."""
+start, resigning and the match's end free the player; a hold whose match never came is no hold."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import httpx
 import redis
 
 from service.store import keys
-from tests.matches.conftest import call, new_match, wait_for_match
+from tests.matches.conftest import call, new_match, wait_for_match, wait_until_started
 from tests.support.play import Api, Player
 
 # A pool of its own: no other test's seeks wait in it.
@@ -149,6 +149,27 @@ def test_a_paired_player_is_held_by_the_race(clients: tuple[Api, Api]) -> None:
     end(b, match_id, alice, bob)
     call(b, "POST", f"/matches/{open_match}/join", bob)
     end(a, open_match, bob, waiting)
+
+
+def test_a_seat_that_resigned_frees_its_player_while_the_others_play_on(
+    clients: tuple[Api, Api],
+) -> None:
+    a, b = clients
+    alice, bob, cy = a.register(), b.register(), a.register()
+    race = new_match(a, alice, seats=3)["id"]
+    call(b, "POST", f"/matches/{race}/join", bob)
+    started = call(a, "POST", f"/matches/{race}/join", cy)
+    wait_until_started(a, started)
+    refused(post(b, "/matches", alice, mode="race", preset="beginner"), race)
+    call(b, "POST", f"/matches/{race}/leave", alice)
+    view = call(a, "GET", f"/matches/{race}")
+    assert view["status"] == "playing"
+    assert [s["status"] for s in view["seats"]] == ["resigned", "playing", "playing"]
+    # Alice has nothing left to play there: she may start another match, Bob may not.
+    other = new_match(b, alice, seats=2)["id"]
+    refused(post(a, f"/matches/{other}/join", bob), race)
+    end(a, race, bob, cy)
+    end(b, other, alice)
 
 
 def test_a_hold_whose_match_never_came_holds_nobody(

@@ -107,9 +107,10 @@ class AlreadySeated(ApiError, code="already_seated"):
 
 
 class AlreadyPlaying(ApiError, code="already_playing"):
-    """409: the player sits in another match not finished yet (waiting, counting down or
-    playing), or their seek paired into one: :attr:`match_id` names it, to go back to or
-    leave. A player sits in one match at a time."""
+    """409: the player still plays in another match (a seat not yet won, lost or resigned,
+    in a match waiting, counting down or playing), or their seek paired into one:
+    :attr:`match_id` names it, to go back to or leave. A player plays one match at a
+    time."""
 
     @property
     def match_id(self) -> str | None:
