@@ -22,10 +22,10 @@ from .conftest import command
 from .test_play import ARROWS, GAME_ID, Terminal
 
 
-@pytest.fixture
-def service(redis_url: str) -> Iterator[ServiceProcess]:
-    """A service process of the test's own, to stop and go on."""
-    svc = ServiceProcess({"REDIS_URL": redis_url}, port=free_port()).start()
+def own_service(redis_url: str, **env: str) -> Iterator[ServiceProcess]:
+    """A service process of the test's own, to stop and go on: left going again, then
+    stopped, whatever the test did to it."""
+    svc = ServiceProcess({"REDIS_URL": redis_url, **env}, port=free_port()).start()
     try:
         yield svc
     finally:
@@ -33,6 +33,11 @@ def service(redis_url: str) -> Iterator[ServiceProcess]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(svc.proc.pid, signal.SIGCONT)
         svc.stop()
+
+
+@pytest.fixture
+def service(redis_url: str) -> Iterator[ServiceProcess]:
+    yield from own_service(redis_url)
 
 
 @contextlib.contextmanager
@@ -127,15 +132,7 @@ def test_watch_ends_at_once_on_ctrl_c(service: ServiceProcess, cli_env: dict[str
 @pytest.fixture
 def chatty(redis_url: str) -> Iterator[ServiceProcess]:
     """A service of the test's own that sends a heartbeat every second."""
-    svc = ServiceProcess({"REDIS_URL": redis_url, "HEARTBEAT_SECONDS": "1"},
-                         port=free_port()).start()
-    try:
-        yield svc
-    finally:
-        assert svc.proc is not None
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(svc.proc.pid, signal.SIGCONT)
-        svc.stop()
+    yield from own_service(redis_url, HEARTBEAT_SECONDS="1")
 
 
 async def _until_dropped(messages: object) -> float:
