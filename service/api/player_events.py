@@ -11,13 +11,14 @@ expire.
 from __future__ import annotations
 
 import asyncio
+import math
 
 import msgspec
 from starlette.websockets import WebSocket
 
 from .. import wire
 from ..store import Owner, Resync, Subscription, keys
-from . import backends, ratings
+from . import backends, ratings, seeks
 from .auth import player_of_token
 from .backends import Backends
 from .problems import ApiError, problem
@@ -26,6 +27,8 @@ from .sockets import Socket, as_text, counted, served, until_one_ends
 
 # Seconds a client has to authenticate after the upgrade.
 AUTH_TIMEOUT = 10.0
+# How often an open socket moves its player's seek on: the reach widens by the second.
+SEEK_STEP_SECONDS = 1.0
 
 _auth = msgspec.json.Decoder(wire.PlayerClientMessage)
 
@@ -74,12 +77,18 @@ class PlayerSession(Socket):
                 await self.send(item.text)
 
     async def keep_seeking(self) -> None:
-        """While the socket is open, the player's seek does not expire (the ``matched``
-        notice comes here)."""
+        """While the socket is open, the player's seek does not expire, and is moved on
+        as a poll would move it (the ``matched`` notice comes here)."""
         b = self.backends
+        settled: set[str] = set()
+        touched = -math.inf
         while True:
-            await b.matches.touch_player_seek(self.player_id, now_ms())
-            await asyncio.sleep(b.config.seek_expiry / 3)
+            now = now_ms()
+            if now - touched >= b.config.seek_expiry * 1000 / 3:
+                await b.matches.touch_player_seek(self.player_id, now)
+                touched = now
+            await seeks.advance(b, self.player_id, settled)
+            await asyncio.sleep(SEEK_STEP_SECONDS)
 
     async def receive(self) -> None:
         """Nothing more is taken on this socket; what a client sends is answered with an

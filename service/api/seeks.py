@@ -5,7 +5,9 @@ whichever replicas its player reached. The replica that made the pair makes the 
 a rated 2-seat race counting down at once, and tells both players' sockets.
 
 A seek expires ``SEEK_EXPIRY`` seconds after its player last polled it, unless the
-player's socket is open (``player_events.py`` keeps it alive).
+player's socket is open. An open socket also does for its player what a poll does
+(``advance``): a client that only listens there is paired as its reach widens, and gets
+its match should the replica that paired it die before making it.
 """
 
 from __future__ import annotations
@@ -170,6 +172,26 @@ async def _made(b: Backends, seek: Seek, pool: str) -> None:
         return
     if state.status == "waiting":
         await matches.begin(b, seek.match_id)
+
+
+async def advance(b: Backends, player_id: str, settled: set[str]) -> None:
+    """What a poll of the player's latest seek would do. ``settled`` holds the seeks
+    found past needing it (their match made, or no longer waiting), not read again."""
+    seek_id = await b.matches.player_seek(player_id)
+    if seek_id is None or seek_id in settled:
+        return
+    try:
+        seek, pool = await b.matches.seek(seek_id)
+    except SeekNotFound:
+        return
+    if seek.status == "waiting":
+        await _pair(b, seek_id, pool, player_id)
+    elif seek.status == "matched" and seek.match_id is not None:
+        await _made(b, seek, pool)
+        if seek.paired_at is not None and now_ms() - seek.paired_at >= MAKE_GRACE_MS:
+            settled.add(seek_id)
+    else:
+        settled.add(seek_id)
 
 
 async def cancel(request: Request) -> Response:

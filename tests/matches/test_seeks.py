@@ -1,18 +1,20 @@
 """Matchmaking through two replicas: 200 seekers become 100 races, nobody twice; a
 cancelled or expired seek never pairs; bots pair only with bots; the player's socket
-hears of the pair."""
+hears of the pair, and does for a client that only listens what a poll does."""
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import secrets
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import redis
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from service.store import keys
 from tests.matches.conftest import SEEK_EXPIRY, call
@@ -169,3 +171,70 @@ def test_a_pair_whose_match_was_never_made_gets_it_from_a_poll(
     assert made["status"] in ("countdown", "playing") and made["rated"]
     call(a, "GET", f"/seeks/{paired['id']}")
     assert call(b, "GET", f"/matches/{match_id}")["version"] == made["version"]
+
+
+@contextlib.contextmanager
+def player_socket(api: Api, player: Player) -> Iterator[ClientConnection]:
+    url = f"ws://{urlsplit(str(api.client.base_url)).netloc}/players/me/events"
+    with connect(url, open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "auth", "token": player.token}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "player"
+        yield ws
+
+
+def hear_matched(ws: ClientConnection, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        message = json.loads(ws.recv(timeout=deadline - time.monotonic()))
+        if message["type"] == "matched":
+            break
+    match_id: str = message["match_id"]
+    return match_id
+
+
+def test_seekers_who_only_listen_pair_as_their_reach_widens(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Two seeks 250 rating points apart are out of each other's first reach; nobody
+    polls either, yet their open sockets pair them once the reach has widened."""
+    a, b = clients
+    body = {"preset": "beginner", "no_guess": False}
+    alice, bob = a.register(), b.register()
+    with player_socket(a, alice) as alice_ws, player_socket(b, bob) as bob_ws:
+        hers = seek(a, alice, **body)
+        rating = float(store.hget(keys.seek(hers["id"]), "rating") or 0) + 250
+        pool = store.hget(keys.seek(hers["id"]), "pool").decode()  # type: ignore[union-attr]
+        store.hset(keys.seek(hers["id"]), "rating", rating)
+        store.zadd(keys.seek_pool(pool), {hers["id"]: rating})
+        his = seek(b, bob, **body)
+        assert his["status"] == "waiting", his
+        match_id = hear_matched(alice_ws)
+        assert hear_matched(bob_ws) == match_id
+    match = call(a, "GET", f"/matches/{match_id}")
+    assert {s["player"]["id"] for s in match["seats"]} == {alice.id, bob.id}
+    assert match["status"] in ("countdown", "playing")
+
+
+def test_a_listening_seeker_gets_the_match_a_dead_replica_never_made(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """As a poll does (above), an open socket makes the match of a pair whose replica
+    died before making it, and tells its player."""
+    a, b = clients
+    body = {"preset": "beginner", "no_guess": False}
+    first, second = a.register(), b.register()
+    waiting = seek(a, first, **body)
+    # The pair as a replica that dies at once leaves it: matched, with no match made.
+    pool = store.hget(keys.seek(waiting["id"]), "pool").decode()  # type: ignore[union-attr]
+    match_id = secrets.token_hex(16)
+    store.hset(keys.seek(waiting["id"]), mapping={
+        "status": "matched", "match": match_id, "players": f"{first.id} {second.id}",
+        "paired": 0,
+    })
+    store.zrem(keys.seek_pool(pool), waiting["id"])
+    assert a.client.get(f"/matches/{match_id}").status_code == 404
+    with player_socket(b, first) as ws:
+        assert hear_matched(ws) == match_id
+    made = call(a, "GET", f"/matches/{match_id}")
+    assert [s["player"]["id"] for s in made["seats"]] == [first.id, second.id]
+    assert made["status"] in ("countdown", "playing") and made["rated"]
