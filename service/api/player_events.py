@@ -71,15 +71,23 @@ class PlayerSession(Socket):
         while True:
             item = await self.next_event(sub)
             if isinstance(item, Resync):
-                # What was published meanwhile is lost: the player as they are now says it.
+                # What was published meanwhile is lost: the player as they are now says
+                # it, and a pair made meanwhile its notice.
                 await self.send_player()
+                await self.tell_pair()
             else:
                 await self.send(item.text)
+
+    async def tell_pair(self) -> None:
+        match_id = await seeks.live_pair(self.backends, self.player_id)
+        if match_id is not None:
+            await self.send(as_text(wire.Matched(match_id=match_id)))
 
     async def keep_seeking(self) -> None:
         """While the socket is open, the player's seek does not expire, and is moved on
         as a poll would move it (the ``matched`` notice comes here)."""
         b = self.backends
+        await self.tell_pair()
         settled: set[str] = set()
         touched = -math.inf
         while True:

@@ -194,6 +194,25 @@ async def advance(b: Backends, player_id: str, settled: set[str]) -> None:
         settled.add(seek_id)
 
 
+async def live_pair(b: Backends, player_id: str) -> str | None:
+    """The match the player's latest seek paired into, while the player still plays
+    in it: the ``matched`` notice goes out once, so a socket opened (or resumed) since
+    is told this way. None too while the match is still to be made: its maker tells."""
+    seek_id = await b.matches.player_seek(player_id)
+    if seek_id is None:
+        return None
+    try:
+        seek, _ = await b.matches.seek(seek_id)
+        if seek.status != "matched" or seek.match_id is None:
+            return None
+        _, state = await b.matches.load(seek.match_id)
+    except (SeekNotFound, MatchNotFound):
+        return None
+    seated = any(s.player_id == player_id and s.status in ("waiting", "playing")
+                 for s in state.seats)
+    return seek.match_id if seated and state.status != "finished" else None
+
+
 async def cancel(request: Request) -> Response:
     seek_id = seek_id_of(request)
     owner = await authorised_player(request)

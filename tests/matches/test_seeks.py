@@ -238,3 +238,21 @@ def test_a_listening_seeker_gets_the_match_a_dead_replica_never_made(
     made = call(a, "GET", f"/matches/{match_id}")
     assert [s["player"]["id"] for s in made["seats"]] == [first.id, second.id]
     assert made["status"] in ("countdown", "playing") and made["rated"]
+
+
+def test_a_socket_opened_after_the_pair_hears_of_it(clients: tuple[Api, Api]) -> None:
+    """The notice went out before the socket was there (or while it was down): the
+    socket tells of the pair when it opens, while its player still plays the match."""
+    a, b = clients
+    body = {"preset": "beginner", "no_guess": False}
+    first, second = a.register(), b.register()
+    seek(a, first, **body)
+    paired = seek(b, second, **body)
+    assert paired["status"] == "matched", paired
+    with player_socket(b, first) as ws:
+        assert hear_matched(ws) == paired["match_id"]
+    call(a, "POST", f"/matches/{paired['match_id']}/leave", first)
+    with player_socket(a, first) as ws:
+        # The notice would come at once, before the first heartbeat of quiet.
+        while (message := json.loads(ws.recv(timeout=30)))["type"] != "heartbeat":
+            assert message["type"] != "matched", message
