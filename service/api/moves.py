@@ -194,7 +194,16 @@ async def change(
                 takes = []
                 continue
             if not seated:
-                await matches.check_seat(b, record, authorise(record, token_hash))
+                try:
+                    await matches.check_seat(b, record, authorise(record, token_hash))
+                except ApiError:
+                    if not cached:
+                        raise
+                    # A copy behind the stored game, which may hold this very move (a
+                    # retry through another replica): its first answer is the one due.
+                    record, cached = await _load(b, game_id, key, takes), False
+                    takes = []
+                    continue
                 seated = True
             saved = (key, _idempotent.encode((fingerprint, outcome.answer))) if key else None
             ending = None

@@ -17,6 +17,7 @@ from service.store import keys
 from tests.matches.conftest import (
     Seat,
     call,
+    hidden_safe_cell,
     match_socket,
     mines_of,
     new_match,
@@ -379,3 +380,27 @@ def test_a_waiting_match_its_last_seat_left_is_over(clients: tuple[Api, Api]) ->
     assert call(a, "GET", f"/matches/{match['id']}")["status"] == "finished"
     # Its creator is free to play again.
     call(a, "POST", f"/matches/{new_match(b, alice)['id']}/leave", alice)
+
+
+def test_a_retried_move_that_ended_the_match_gets_its_answer_on_any_replica(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """A move's answer is lost, and its retry (same ``Idempotency-Key``) goes to the
+    other replica, whose copy of the game is from before it: the retry gets the first
+    answer, although that move has since ended the match."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b, preset="expert", on_mine="lose")
+    game_id = games[alice.id]
+    mines = mines_of(store, game_id)
+    via_a, via_b = Seat(a, alice, game_id), Seat(b, alice, game_id)
+    via_b.move("reveal", *hidden_safe_cell(a.view(game_id)["board"], mines))
+    via_a.move("reveal", *hidden_safe_cell(a.view(game_id)["board"], mines))
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    x, y = min(mines)
+    retry = {**alice.auth, "Idempotency-Key": "last-move"}
+    first = a.client.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=retry)
+    assert first.status_code == 200 and first.json()["status"] == "lost", first.text
+    assert wait_for_match(a, match["id"], "finished")["status"] == "finished"
+    again = b.client.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=retry)
+    assert again.status_code == 200, again.text
+    assert again.json() == first.json()
