@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import itertools
 import logging
 import re
 import secrets
@@ -31,16 +30,14 @@ from .requests import client_address
 log = logging.getLogger(__name__)
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-_PREFIX = secrets.token_hex(4)
-_counter = itertools.count()
 _SCHEMES = {"http", "https", "ws", "wss"}
 _HANDLERS: dict[Any, Any] = dict.fromkeys(problems.HANDLED, problems.handle)
 
 
 def _new_id() -> str:
-    """16 hex digits: this process's random prefix, then a counter (cheaper than fresh
-    randomness on every request, and still unique across processes)."""
-    return f"{_PREFIX}{next(_counter) & 0xFFFFFFFF:08x}"
+    """16 random hex digits. Not a counter: ids one player sees would then tell how
+    many requests others made in between (a rival's moves in a race, say)."""
+    return secrets.token_hex(8)
 
 
 def _route(scope: Scope) -> str:

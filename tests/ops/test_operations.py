@@ -66,6 +66,11 @@ def test_logs_are_json_with_request_ids_and_no_secrets(chatty: ServiceProcess) -
     assert r.headers["x-request-id"] == "trace-42"
     generated = httpx.get(f"{chatty.url}/games/{game_id}", timeout=30).headers["x-request-id"]
     assert len(generated) == 16
+    # Ids tell nothing of the requests in between (how often a rival moved): no two of
+    # a process's ids share a prefix, as a counter's would.
+    ids = [httpx.get(f"{chatty.url}/healthz", timeout=30).headers["x-request-id"]
+           for _ in range(8)]
+    assert len({rid[:8] for rid in [generated, *ids]}) == 9, ids
 
     def logged() -> list[dict[str, object]]:
         return [json.loads(line) for line in chatty.output().splitlines() if line.startswith("{")]
