@@ -537,6 +537,7 @@ function wire() {
     room.wake();
   };
   window.addEventListener("online", wake);
+  window.addEventListener("offline", () => screen.offline());
   document.addEventListener("visibilitychange", wake);
   window.addEventListener("hashchange", () => route());
 }

@@ -35,7 +35,7 @@ function stickyStrip() {
   return strip.getBoundingClientRect().height + gap;
 }
 
-const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available" };
+const CONNECTION_TEXT = { reconnecting: "Connection lost: reconnecting…", gone: "Not available" };
 
 export class Screen {
   /**
@@ -277,6 +277,14 @@ export class Screen {
     if (!c) return;
     this.current = null;
     c.session?.stop();
+  }
+
+  /**
+   * The browser went offline: its socket may look open for a long while yet, so the
+   * session lets it go now, says it is reconnecting, and reports a move in flight.
+   */
+  offline() {
+    this.current?.session?.lose();
   }
 
   /** The network came back, or the page is shown again: the session catches up now. */
