@@ -19,6 +19,7 @@ import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
 import { levelSettings, newGameWords, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
+import { writeText } from "./notices.js";
 import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
@@ -491,14 +492,15 @@ export class Screen {
       const input = document.documentElement.dataset.input === "keyboard" ? "keyboard" : coarsePointer() ? "touch" : "mouse";
       text = howToPlay(input, { flagMode: this.prefs.flagMode, match: Boolean(c.match) });
     }
-    if (this.els.idle.textContent !== text) this.els.idle.textContent = text;
+    writeText(this.els.idle, text);
   }
 
   renderConnection() {
     const c = this.current;
     const state = c ? c.conn : "idle";
     const text = state === "live" && c.mode === "watch" ? "Live" : CONNECTION_TEXT[state] || "";
-    this.els.conn.textContent = text;
+    // Rendered after every move: the status speaks only when the connection changes.
+    writeText(this.els.conn, text);
     this.els.conn.dataset.state = state;
   }
 

@@ -307,3 +307,25 @@ def test_a_move_the_server_never_answers_is_given_up_in_time(
     assert len(sockets) == 2
     assert "Connection lost: reconnecting…" in ms.page.evaluate("connTexts")
     assert ms.states() == board_of(api, gid)
+
+
+def test_a_spectators_live_status_is_said_once_not_after_every_move(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(**BEGINNER, seed=11)
+    gid = game["id"]
+    ms.watch(gid)
+    conn = ms.page.locator("#conn")
+    expect(conn).to_have_text("Live")
+    expect(conn).to_be_in_viewport()
+    record_connection_texts(ms)
+
+    api.move(gid, token, "reveal", 4, 4)
+    ms.expect_opened(4, 4)
+    hidden = [i for i, ch in enumerate(board_of(api, gid)) if ch == "#"]
+    for i in hidden[:2]:
+        api.move(gid, token, "flag", *xy(i))
+        ms.expect_state(*xy(hidden[0]), "F")
+    ms.expect_state(*xy(hidden[1]), "F")
+    expect(conn).to_have_text("Live")
+    assert ms.page.evaluate("connTexts") == [], "a live region rewritten is read out again"
