@@ -63,7 +63,7 @@ const board = new Board({
   size: $("cell-size"),
 }, {
   primary: (i) => moves.primary(i),
-  secondary: (i) => moves.secondary(i),
+  secondary: (i, input) => moves.secondary(i, input),
   chord: (i) => moves.chord(i),
   pressing: (active) => panel.pressing(active),
 }, { onZoom: (cell) => screen.zoomed(cell) });
