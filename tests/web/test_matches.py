@@ -1432,3 +1432,41 @@ def test_hint_and_pause_keys_in_a_race_say_they_are_not_available(
             assert m.states() == before
     finally:
         ctx.close()
+
+
+def test_a_race_move_with_the_network_gone_is_given_up_in_time_and_said(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http)
+            m: Minesweeper = new_ms(ctx)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            conn = m.page.locator("#conn")
+
+            ctx.set_offline(True)
+            expect(conn).to_have_text("Connection lost: reconnecting…")
+            in_view(conn)
+            x, y = next_cell(board_rows(m), 10)
+            m.cell(x, y).click()
+            expect(m.cell(x, y)).to_have_class(re.compile(r"\bpending\b"))
+            in_view(
+                m.page.locator(
+                    ".toast", has_text="The server cannot be reached; that move was not played."
+                ),
+                timeout=15_000,
+            )
+            m.expect_state(x, y, "#")
+            expect(m.cell(x, y)).not_to_have_class(re.compile(r"\bpending\b"))
+
+            ctx.set_offline(False)
+            expect(conn).to_have_text("")
+            m.cell(x, y).click()
+            expect(m.cell(x, y)).not_to_have_attribute("data-state", "#")
+    finally:
+        ctx.close()
