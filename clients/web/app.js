@@ -63,7 +63,7 @@ const board = new Board({
   size: $("cell-size"),
 }, {
   primary: (i) => moves.primary(i),
-  secondary: (i) => moves.secondary(i),
+  secondary: (i, input) => moves.secondary(i, input),
   chord: (i) => moves.chord(i),
   pressing: (active) => panel.pressing(active),
 }, { onZoom: (cell) => screen.zoomed(cell) });
@@ -516,9 +516,12 @@ function wire() {
     } else if (key === "Escape" && screen.hints.shown) {
       e.preventDefault();
       screen.hints.dismiss();
-    } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play" && !c.match) {
+    } else if ((key === "p" || key === "h") && !e.repeat && c && c.mode === "play") {
       e.preventDefault();
-      if (key === "p") screen.pause.toggle();
+      // A match is played on equal terms, against its clock: a key that did nothing there
+      // would leave the player wondering whether it was heard.
+      if (c.match) notices.toast(`${key === "p" ? "Pause is" : "Hints are"} not available in a match.`);
+      else if (key === "p") screen.pause.toggle();
       else screen.hints.ask();
     }
   });
@@ -537,6 +540,7 @@ function wire() {
     room.wake();
   };
   window.addEventListener("online", wake);
+  window.addEventListener("offline", () => screen.offline());
   document.addEventListener("visibilitychange", wake);
   window.addEventListener("hashchange", () => route());
 }

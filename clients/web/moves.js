@@ -76,11 +76,16 @@ export class Moves {
   }
 
   /** A right click, long press or F: flag (or cycle the mark of) a hidden cell. */
-  secondary(i) {
+  secondary(i, input = null) {
     const c = this.playable();
     if (!c) return;
     const ch = c.game.char(i);
-    if (ch === HIDDEN || ch === FLAG || ch === QUESTION) this.play(c, "flag", i);
+    if (ch === HIDDEN || ch === FLAG || ch === QUESTION) return this.play(c, "flag", i);
+    // Only for F: a right press on an open number is how a two-button chord starts.
+    if (input === "keyboard") {
+      this.board.nudge(i);
+      this.notices.announce("This cell is open: only hidden cells take a flag.");
+    }
   }
 
   /** Both buttons, the middle one or C: chord, if the number's flags are all placed. */
@@ -93,6 +98,10 @@ export class Moves {
     if (n > 0) {
       const flags = g.flagsAround(i);
       this.board.nudge(i);
+      if (flags <= n && g.hiddenAround(i).length === 0) {
+        this.notices.announce("Nothing left to open around this cell.");
+        return;
+      }
       this.notices.announce(`Chord needs exactly ${n} ${n === 1 ? "flag" : "flags"} around; there ${flags === 1 ? "is" : "are"} ${flags}.`);
     }
   }

@@ -6,6 +6,16 @@
 
 const MAX_TOASTS = 3;
 
+/**
+ * Put `text` in `el` unless it says that already: a live region written again with the
+ * same text is read out again, as news. To say the same thing twice on purpose (the same
+ * hint asked for again), `Notices.announce` speaks it anew.
+ */
+export function writeText(el, text) {
+  if (el.textContent === text) return;
+  el.textContent = text;
+}
+
 export class Notices {
   constructor(toasts, announcer) {
     this.toasts = toasts;

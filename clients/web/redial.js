@@ -69,6 +69,16 @@ export class Redial {
     if (!this.stopped && !this.ws) this.redial();
   }
 
+  /**
+   * The connection is gone though the socket may not know it yet (the browser went offline,
+   * or a move found it dead): drop it, and dial again after the backoff, saying so at once.
+   */
+  lose() {
+    if (this.stopped) return;
+    this.drop();
+    this.retry();
+  }
+
   /** Drop the socket and dial again at once, resuming from what is held. */
   resync() {
     if (this.stopped) return;

@@ -19,6 +19,7 @@ import { connectFor, decode } from "./feed.js";
 import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
 import { levelSettings, newGameWords, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
+import { writeText } from "./notices.js";
 import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
@@ -35,7 +36,7 @@ function stickyStrip() {
   return strip.getBoundingClientRect().height + gap;
 }
 
-const CONNECTION_TEXT = { reconnecting: "Reconnecting…", gone: "Not available" };
+const CONNECTION_TEXT = { reconnecting: "Connection lost: reconnecting…", gone: "Not available" };
 
 export class Screen {
   /**
@@ -279,6 +280,14 @@ export class Screen {
     c.session?.stop();
   }
 
+  /**
+   * The browser went offline: its socket may look open for a long while yet, so the
+   * session lets it go now, says it is reconnecting, and reports a move in flight.
+   */
+  offline() {
+    this.current?.session?.lose();
+  }
+
   /** The network came back, or the page is shown again: the session catches up now. */
   wake() {
     this.current?.session?.wake();
@@ -483,14 +492,15 @@ export class Screen {
       const input = document.documentElement.dataset.input === "keyboard" ? "keyboard" : coarsePointer() ? "touch" : "mouse";
       text = howToPlay(input, { flagMode: this.prefs.flagMode, match: Boolean(c.match) });
     }
-    if (this.els.idle.textContent !== text) this.els.idle.textContent = text;
+    writeText(this.els.idle, text);
   }
 
   renderConnection() {
     const c = this.current;
     const state = c ? c.conn : "idle";
     const text = state === "live" && c.mode === "watch" ? "Live" : CONNECTION_TEXT[state] || "";
-    this.els.conn.textContent = text;
+    // Rendered after every move: the status speaks only when the connection changes.
+    writeText(this.els.conn, text);
     this.els.conn.dataset.state = state;
   }
 

@@ -13,10 +13,16 @@
 // what arrives meanwhile waits for it, so messages are handled in the order they came.
 
 import { ApiError } from "./api.js";
-import { readJson, Redial } from "./redial.js";
+import { readJson, Redial, SILENCE_MS } from "./redial.js";
 
 // A move that finds no open socket waits this long for one, then is given up unplayed.
 const QUEUED_MOVE_MS = 10_000;
+// A network gone quiet closes no socket: a move sent and not answered in as long is taken
+// to have found the socket dead, and the socket is dialled again. A board past this many
+// cells moves in the service's worker threads, where a move may wait its turn for up to
+// 30 s: its moves are given as long as the watchdog on silence allows.
+const UNANSWERED_MS = 10_000;
+const SLOW_BOARD_CELLS = 65_536;
 const CLOSE_GONE = 4404;
 const AUTH_ID = "auth";
 
@@ -26,6 +32,10 @@ export const lost = {
   dropped: () => new ApiError(0, {
     code: "disconnected",
     detail: "The connection dropped during that move; the board shows whether it was played.",
+  }),
+  unanswered: () => new ApiError(0, {
+    code: "disconnected",
+    detail: "No answer to that move: reconnecting. The board will show whether it was played.",
   }),
   stopped: () => new ApiError(0, { code: "stopped", detail: "This game is no longer on screen." }),
 };
@@ -100,6 +110,14 @@ export class GameSession extends Redial {
     this.timers.clearTimeout(request.timer);
     request.sent = true;
     this.ws.send(JSON.stringify(request.message));
+    const wait = this.game.size > SLOW_BOARD_CELLS ? SILENCE_MS : UNANSWERED_MS;
+    request.timer = this.timers.setTimeout(() => this.unanswered(), wait);
+  }
+
+  /** A move sent got no answer in time: the socket is taken for dead. */
+  unanswered() {
+    this.failAll(lost.unanswered, { sentOnly: true });
+    this.lose();
   }
 
   settle(id, error, diff = null) {

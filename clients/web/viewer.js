@@ -11,6 +11,7 @@ import { MIN_END_CELL, roomFor } from "./boardview.js";
 import { SevenSegment } from "./digits.js";
 import { formatClock, formatTime } from "./format.js";
 import { playIcon, pauseIcon, stepBackIcon, stepForwardIcon, toEndIcon, toStartIcon } from "./icons.js";
+import { writeText } from "./notices.js";
 import { ReplayGame } from "./replay.js";
 import { ownBbbv } from "./result.js";
 
@@ -418,7 +419,7 @@ export class ReplayViewer {
     // A button that just went off would drop the keyboard focus on the page: keep it here.
     if (focused && focused.disabled && this.root.contains(focused)) e.play.focus();
     const text = this.moveText();
-    if (e.move.textContent !== text) e.move.textContent = text;
+    writeText(e.move, text);
   }
 
   renderPlay() {

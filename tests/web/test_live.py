@@ -26,6 +26,10 @@ def first_hidden(ms: Minesweeper) -> tuple[int, int]:
     return hidden % 9, hidden // 9
 
 
+def xy(i: int) -> tuple[int, int]:
+    return i % 9, i // 9
+
+
 def record_connection_states(ms: Minesweeper) -> None:
     ms.page.evaluate(
         """() => {
@@ -203,3 +207,125 @@ def test_a_dropped_connection_resumes_with_since(api: Api, ms: Minesweeper) -> N
     states = ms.page.evaluate("connStates")
     assert "reconnecting" in states and states[-1] == "live", states
     assert ms.states() == board_of(api, gid)
+
+
+def record_connection_texts(ms: Minesweeper) -> None:
+    """Keep every text written to the connection's live region: each write is spoken."""
+    ms.page.evaluate(
+        """() => {
+          const el = document.querySelector('#conn');
+          window.connTexts = [];
+          new MutationObserver(() => connTexts.push(el.textContent))
+            .observe(el, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+
+
+def expect_normal_look(ms: Minesweeper, x: int, y: int, like: tuple[int, int]) -> None:
+    """Cell (x, y) is hidden and painted as the hidden cell ``like`` is, not as pending."""
+    ms.expect_state(x, y, "#")
+    expect(ms.cell(x, y)).not_to_have_class(re.compile(r"\bpending\b"))
+    ms.expect_painted(x, y, tuple(ms.painted(*like)))
+
+
+def test_going_offline_says_so_at_once_and_a_move_then_gives_up_in_time(
+    context: Any, ms: Minesweeper
+) -> None:
+    ms.goto()
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    conn = ms.page.locator("#conn")
+    record_connection_texts(ms)
+
+    context.set_offline(True)
+    expect(conn).to_have_text("Connection lost: reconnecting…")
+    expect(conn).to_be_in_viewport()
+    hidden = [i for i, s in enumerate(ms.states()) if s == "#"]
+    (x, y), other = xy(hidden[0]), xy(hidden[-1])
+    ms.cell(x, y).click()
+    expect(ms.cell(x, y)).to_have_class(re.compile(r"\bpending\b"))
+    # The move waits for a socket as long as promised, then says it was not played.
+    toast = ms.page.locator("#toasts")
+    expect(toast).to_have_text(
+        re.compile("The server cannot be reached; that move was not played."), timeout=15_000
+    )
+    expect(toast.locator(".toast").first).to_be_in_viewport()
+    expect_normal_look(ms, x, y, other)
+    expect(conn).to_have_text("Connection lost: reconnecting…")
+
+    context.set_offline(False)
+    expect(conn).to_have_text("")
+    texts = ms.page.evaluate("connTexts")
+    assert texts.count("Connection lost: reconnecting…") == 1, texts
+    ms.cell(x, y).click(button="right")
+    ms.expect_state(x, y, "F")
+
+
+def test_a_move_the_server_never_answers_is_given_up_in_time(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(**BEGINNER, seed=12)
+    gid = game["id"]
+    sockets: list[WebSocketRoute] = []
+    silent = {"on": False}
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        # A network gone quiet: what the page sends is lost, and nothing closes.
+        def up(message: str | bytes) -> None:
+            if not silent["on"]:
+                server.send(message)
+
+        ws.on_message(up)
+        sockets.append(ws)
+
+    ms.page.route_web_socket(re.compile(r"/games/[0-9a-f]+/events"), relay)
+    ms.play(gid, token)
+    ms.cell(4, 4).click()
+    ms.expect_opened(4, 4)
+    hidden = [i for i, ch in enumerate(board_of(api, gid)) if ch == "#"]
+    (x, y), other = xy(hidden[0]), xy(hidden[-1])
+    conn = ms.page.locator("#conn")
+    record_connection_texts(ms)
+
+    silent["on"] = True
+    ms.cell(x, y).click()
+    expect(ms.cell(x, y)).to_have_class(re.compile(r"\bpending\b"))
+    toast = ms.page.locator("#toasts")
+    expect(toast).to_have_text(
+        re.compile(
+            "No answer to that move: reconnecting. The board will show whether it was played."
+        ),
+        timeout=15_000,
+    )
+    expect(toast.locator(".toast").first).to_be_in_viewport()
+    silent["on"] = False
+    expect_normal_look(ms, x, y, other)
+    # The page dialled again and is back in step.
+    expect(conn).to_have_text("")
+    assert len(sockets) == 2
+    assert "Connection lost: reconnecting…" in ms.page.evaluate("connTexts")
+    assert ms.states() == board_of(api, gid)
+
+
+def test_a_spectators_live_status_is_said_once_not_after_every_move(
+    api: Api, ms: Minesweeper
+) -> None:
+    game, token = api.create(**BEGINNER, seed=11)
+    gid = game["id"]
+    ms.watch(gid)
+    conn = ms.page.locator("#conn")
+    expect(conn).to_have_text("Live")
+    expect(conn).to_be_in_viewport()
+    record_connection_texts(ms)
+
+    api.move(gid, token, "reveal", 4, 4)
+    ms.expect_opened(4, 4)
+    hidden = [i for i, ch in enumerate(board_of(api, gid)) if ch == "#"]
+    for i in hidden[:2]:
+        api.move(gid, token, "flag", *xy(i))
+        ms.expect_state(*xy(hidden[0]), "F")
+    ms.expect_state(*xy(hidden[1]), "F")
+    expect(conn).to_have_text("Live")
+    assert ms.page.evaluate("connTexts") == [], "a live region rewritten is read out again"

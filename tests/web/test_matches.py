@@ -1401,3 +1401,72 @@ def test_a_phones_race_shows_the_whole_board_beside_cleared(
                 assert b and inside(b, window), (locator, b)
     finally:
         ctx.close()
+
+
+def test_hint_and_pause_keys_in_a_race_say_they_are_not_available(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http)
+            m: Minesweeper = new_ms(ctx)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            m.page.locator('#board [tabindex="0"]').focus()
+            before = m.states()
+            toasts = m.page.locator("#toasts")
+            for key, words in (
+                ("h", "Hints are not available in a match."),
+                ("p", "Pause is not available in a match."),
+            ):
+                m.page.keyboard.press(key)
+                # The notes are a live region: what shows there is read out.
+                expect(toasts).to_have_attribute("aria-live", "polite")
+                in_view(toasts.locator(".toast", has_text=words))
+            expect(m.page.locator("#paused")).to_be_hidden()
+            expect(m.page.locator("#hint-panel")).to_be_hidden()
+            assert m.states() == before
+    finally:
+        ctx.close()
+
+
+def test_a_race_move_with_the_network_gone_is_given_up_in_time_and_said(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http)
+            m: Minesweeper = new_ms(ctx)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            conn = m.page.locator("#conn")
+
+            ctx.set_offline(True)
+            expect(conn).to_have_text("Connection lost: reconnecting…")
+            in_view(conn)
+            x, y = next_cell(board_rows(m), 10)
+            m.cell(x, y).click()
+            expect(m.cell(x, y)).to_have_class(re.compile(r"\bpending\b"))
+            in_view(
+                m.page.locator(
+                    ".toast", has_text="The server cannot be reached; that move was not played."
+                ),
+                timeout=15_000,
+            )
+            m.expect_state(x, y, "#")
+            expect(m.cell(x, y)).not_to_have_class(re.compile(r"\bpending\b"))
+
+            ctx.set_offline(False)
+            expect(conn).to_have_text("")
+            m.cell(x, y).click()
+            expect(m.cell(x, y)).not_to_have_attribute("data-state", "#")
+    finally:
+        ctx.close()

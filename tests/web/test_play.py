@@ -239,6 +239,29 @@ def test_a_number_without_enough_flags_does_not_chord(api: Api, ms: Minesweeper)
     assert api.get(ms.game_id)["stats"]["clicks"]["chord"] == 0
 
 
+def test_c_and_f_on_an_open_number_with_nothing_left_say_so(api: Api, ms: Minesweeper) -> None:
+    settings, mines = seeded(api, 4242)
+    open_seeded(api, ms, settings)
+    ms.cell(*FIRST).click()
+    ms.expect_opened(*FIRST)
+    number, its_mines, safe = chord_candidate(ms, mines)
+    for m in its_mines:
+        ms.cell(*m).click(button="right")
+        ms.expect_state(*m, "F")
+    target = ms.cell(*number)
+    target.focus()
+    ms.page.keyboard.press("c")
+    for x, y in safe:
+        ms.expect_opened(x, y)
+
+    announcer = ms.page.locator("#announcer")
+    ms.page.keyboard.press("c")
+    expect(announcer).to_have_text("Nothing left to open around this cell.")
+    ms.page.keyboard.press("f")
+    expect(announcer).to_have_text("This cell is open: only hidden cells take a flag.")
+    assert api.get(ms.game_id)["stats"]["clicks"]["chord"] == 1
+
+
 def test_timer_starts_on_the_first_reveal_and_stops_at_the_end(api: Api, ms: Minesweeper) -> None:
     settings, mines = seeded(api, 99)
     open_seeded(api, ms, settings)

@@ -322,6 +322,36 @@ describe("GameSession: the player's moves", () => {
     assert.deepEqual(s.socket().sent, [{ type: "auth", token: "secret", id: "auth" }], "never sent late");
   });
 
+  it("gives a sent move up when no answer comes in 10 s, and dials again", async () => {
+    const s = setUp({ token: "secret" });
+    s.session.start();
+    s.socket().accept();
+    const move = s.session.move("reveal", 0, 0);
+    let outcome = null;
+    move.catch((err) => (outcome = err));
+    s.timers.advance(9_999);
+    await settled();
+    assert.equal(outcome, null);
+    s.timers.advance(1);
+    await assert.rejects(move, { code: "disconnected", message: /No answer to that move/ });
+    assert.equal(s.sockets[0].closed, 1000);
+    assert.equal(s.seen.states.at(-1), "reconnecting");
+    s.timers.advance(retryDelay(1));
+    assert.equal(s.sockets.length, 2);
+  });
+
+  it("lets the socket go at once when the network is lost, failing the move in flight", async () => {
+    const s = setUp({ token: "secret" });
+    s.session.start();
+    s.socket().accept();
+    const move = s.session.move("reveal", 0, 0);
+    s.session.lose();
+    await assert.rejects(move, { code: "disconnected" });
+    assert.equal(s.seen.states.at(-1), "reconnecting");
+    s.session.wake();
+    assert.equal(s.sockets.length, 2, "the network's return dials at once");
+  });
+
   it("goes on watching when the token is refused, failing the moves that wait", async () => {
     const s = setUp({ token: "stale" });
     s.session.start();
