@@ -80,7 +80,9 @@ export function recentWords(r) {
 /** The ratings, one line each (there are none before the first rated match). */
 export function ratingLines(ratings) {
   return Object.entries(ratings || {}).map(
-    ([mode, r]) => `${capital(mode)}: ${Math.round(r.rating)} ± ${Math.round(r.deviation)} (${plural(r.games, "game")})`,
+    ([mode, r]) =>
+      `${capital(mode)}: ${Math.round(r.rating)} ± ${Math.round(r.deviation)} ` +
+      `(${plural(r.games, "game")}${r.provisional ? ", provisional" : ""})`,
   );
 }
 

@@ -26,6 +26,9 @@ MU = 1500.0
 SIGMA = MU / 3
 MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100)
 MAX_LIMIT = 100
+# A rating is provisional until its player has this many rated races (lichess marks
+# such a rating too): one lucky race says little, so the list ranks established ones.
+ESTABLISHED_GAMES = 5
 
 
 def pool(bot: bool) -> str:
@@ -71,7 +74,8 @@ async def apply(b: Backends, state: MatchState) -> None:
          s.deviation_after or SIGMA)
         for s in state.seats
     ]
-    await b.matches.apply_ratings(pool(state.seats[0].bot), state.id, MU, changes)
+    await b.matches.apply_ratings(pool(state.seats[0].bot), state.id, MU, changes,
+                                  established=ESTABLISHED_GAMES)
 
 
 async def rating_of(b: Backends, player_id: str, bot: bool) -> wire.Rating | None:
@@ -79,7 +83,8 @@ async def rating_of(b: Backends, player_id: str, bot: bool) -> wire.Rating | Non
     if found is None:
         return None
     mu, sigma, games = found
-    return wire.Rating(rating=shown(mu), deviation=round(sigma, 1), games=games)
+    return wire.Rating(rating=shown(mu), deviation=round(sigma, 1), games=games,
+                       provisional=games < ESTABLISHED_GAMES)
 
 
 async def player_view(
@@ -106,7 +111,7 @@ async def race(request: Request) -> Response:
         raise ApiError(422, "invalid_request", "bot takes true or false")
     bot = bot_raw == "true"
     b = backends.of(request)
-    top = await b.matches.top(pool(bot), int(raw))
+    top = await b.matches.top(pool(bot), int(raw), established=ESTABLISHED_GAMES)
     names = await b.players.names_of([pid for pid, *_ in top])
     entries: list[wire.RatingEntry] = []
     for i, (pid, mu, sigma, games) in enumerate(top):

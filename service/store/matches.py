@@ -332,12 +332,13 @@ class MatchStore:
 
     async def apply_ratings(
         self, pool: str, match_id: str, default_mu: float,
-        changes: list[tuple[str, float, float | None, float]],
+        changes: list[tuple[str, float, float | None, float]], *, established: int,
     ) -> bool:
         """Apply one match's ``(player id, change of mean, deviation before, deviation
         after)`` once, to the ratings as they are: the mean moved by the change, the
-        deviation by after / before (set to after when before is None)."""
-        args: list[Any] = [match_id, default_mu]
+        deviation by after / before (set to after when before is None). A player with
+        ``established`` rated matches or more is listed by :meth:`top`."""
+        args: list[Any] = [match_id, default_mu, established]
         for pid, delta, before, after in changes:
             args += [pid, repr(delta), repr(before or 0.0), repr(after)]
         with redis_errors():
@@ -347,10 +348,24 @@ class MatchStore:
             )
         return bool(done)
 
-    async def top(self, pool: str, limit: int) -> list[tuple[str, float, float, int]]:
-        """The pool's best players: ``(id, mu, sigma, games)``, best first."""
-        with redis_errors():
-            found = cast(list[Any], await self.redis.zrevrange(keys.rating_top(pool), 0, limit - 1))
-        ids = [i.decode() for i in found]
-        rated = await self.ratings(pool, ids)
-        return [(pid, *rated[pid]) for pid in ids if pid in rated]
+    async def top(
+        self, pool: str, limit: int, *, established: int
+    ) -> list[tuple[str, float, float, int]]:
+        """The pool's best players with ``established`` rated matches or more:
+        ``(id, mu, sigma, games)``, best first. (The list may hold a few who have
+        fewer, put there before it took only established ratings: they are passed.)"""
+        out: list[tuple[str, float, float, int]] = []
+        start = 0
+        while len(out) < limit:
+            with redis_errors():
+                found = cast(list[Any], await self.redis.zrevrange(
+                    keys.rating_top(pool), start, start + limit - 1
+                ))
+            if not found:
+                break
+            start += len(found)
+            ids = [i.decode() for i in found]
+            rated = await self.ratings(pool, ids)
+            out += [(pid, *rated[pid]) for pid in ids
+                    if pid in rated and rated[pid][2] >= established]
+        return out[:limit]

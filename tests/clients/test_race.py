@@ -153,7 +153,8 @@ def test_race_against_an_sdk_opponent(
     done = subprocess.run([*command(), "profile", "--url", one], env=cli_env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert re.search(r"^rating \(race\): \d+ \+/- \d+, 1 game$", done.stdout, re.M), done.stdout
+    rating = r"^rating \(race\): \d+ \+/- \d+, 1 game, provisional$"
+    assert re.search(rating, done.stdout, re.M), done.stdout
     last = done.stdout.split("last games:\n", 1)[1].splitlines()[0]
     assert re.search(rf"won .* match, beginner no-guess  {match_id}$", last), last
 

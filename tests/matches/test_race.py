@@ -123,9 +123,28 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
         ]
     applied = store.sismember(keys.ratings_applied("race:human"), match["id"])
     assert applied
+    # One race makes a provisional rating, not yet listed.
+    assert all(a.player(s["player"]["id"])["ratings"]["race"]["provisional"]
+               for s in end["seats"])
     top = call(b, "GET", "/ratings/race?limit=100")
-    listed = {e["player_id"]: e for e in top["entries"]}
-    assert listed[winner["player"]["id"]]["games"] == 1
+    assert not {s["player"]["id"] for s in end["seats"]} & {e["player_id"] for e in top["entries"]}
+
+
+def test_a_rating_is_listed_once_its_fifth_race_establishes_it(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    a, b = clients
+    match, alice, bob, _ = started_race(a, b, preset="beginner")
+    store.hset(keys.ratings("race:human"), alice.id, "1500.0000 400.0000 4")
+    for api, p in ((a, alice), (b, bob)):
+        call(api, "POST", f"/matches/{match['id']}/leave", p)
+    end = wait_for_match(a, match["id"], "finished")
+    assert end["rated"], end
+    mine, theirs = (a.player(p.id)["ratings"]["race"] for p in (alice, bob))
+    assert (mine["games"], mine["provisional"]) == (5, False)
+    assert (theirs["games"], theirs["provisional"]) == (1, True)
+    listed = [e["player_id"] for e in call(b, "GET", "/ratings/race?limit=100")["entries"]]
+    assert alice.id in listed and bob.id not in listed
 
 
 def test_eight_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Redis) -> None:

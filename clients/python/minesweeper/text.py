@@ -270,6 +270,8 @@ def profile_lines(player: PlayerView) -> list[str]:
         lines.append(_board_stats(f"{preset} no-guess", stats.no_guess))
     for mode, rating in player.ratings.items():
         games = f"{rating.games} game{'' if rating.games == 1 else 's'}"
+        if rating.provisional:
+            games += ", provisional"
         lines.append(f"rating ({mode}): {rating.rating:.0f} +/- {rating.deviation:.0f}, {games}")
     if not player.recent:
         return [*lines, "no finished games yet"]

@@ -456,6 +456,9 @@ class Rating(Struct):
     rating: float
     deviation: float
     games: int
+    #: Fewer than five rated races: the rating may still move far, and the player is
+    #: not on ``GET /ratings/race`` yet.
+    provisional: bool = False
 
 
 class RecentGame(Struct):

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 
 import { ApiError } from "../../../clients/web/api.js";
 import { Me, nameProblem, renameMessage } from "../../../clients/web/player.js";
-import { recentWords, statRows, totals, totalsWords } from "../../../clients/web/profile.js";
+import { ratingLines, recentWords, statRows, totals, totalsWords } from "../../../clients/web/profile.js";
 
 const board = (change = {}) => ({
   played: 0, won: 0, best_ms: null, best_bbbv_per_s: null, streak: 0, best_streak: 0, ...change,
@@ -150,5 +150,14 @@ describe("the profile", () => {
     assert.match(recentWords({ ...game, daily: "2026-11-23", preset: "beginner" }).detail, /^Beginner, daily 2026-11-23/);
     const match = recentWords({ ...game, kind: "match", preset: "beginner", bbbv_per_second: null });
     assert.deepEqual(match, { outcome: "Won", detail: "Match, beginner · 1:15.500", replayable: false, match: true });
+  });
+});
+
+describe("ratingLines", () => {
+  it("says a rating is provisional until it is established", () => {
+    const race = { rating: 1623.4, deviation: 484.2, games: 1, provisional: true };
+    assert.deepEqual(ratingLines({ race }), ["Race: 1623 ± 484 (1 game, provisional)"]);
+    const settled = { ...race, games: 7, provisional: false };
+    assert.deepEqual(ratingLines({ race: settled }), ["Race: 1623 ± 484 (7 games)"]);
   });
 });
