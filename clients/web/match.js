@@ -303,8 +303,33 @@ export function playingWords(view, playerId) {
         ? "You resigned: the team plays on without you."
         : "You resigned. The others play on; the result shows when the match ends.";
     default:
-      return coop ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+      if (coop) return "Playing together: every move counts for the team.";
+      // Once a rival has cleared, first place is gone: the words must not promise it.
+      return view.seats.some((s, j) => j !== i && s.status === "won")
+        ? "Play on: clear your board for the best place left."
+        : "Go! Clear your board first.";
   }
+}
+
+/**
+ * What changed for the other seats between `prev` and `next`, in words for the room's
+ * status: "Ann cleared the board.", "Bob hit a mine and is out.", "Cy resigned."; "" when
+ * nothing did. Progress counts are not news (the rows show them); nor is a seat's end
+ * that ends the match, which the match's end says.
+ */
+export function rivalNews(prev, next, playerId) {
+  if (!prev || !next || prev.id !== next.id || next.status === "finished") return "";
+  const words = [];
+  for (const s of next.seats) {
+    if (s.player.id === playerId) continue;
+    const was = prev.seats.find((p) => p.player.id === s.player.id);
+    if (!was || was.status === s.status) continue;
+    const who = s.player.name;
+    if (s.status === "won") words.push(`${who} cleared the board.`);
+    else if (s.status === "lost") words.push(`${who} hit a mine and is out.`);
+    else if (s.status === "resigned") words.push(`${who} resigned.`);
+  }
+  return words.join(" ");
 }
 
 /**

@@ -11,7 +11,7 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
-  playingElsewhere, playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
   seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
@@ -66,6 +66,9 @@ export class Room {
     // the keyboard focus once it shows (play began), and whether the end's warning was said.
     this.lastShown = null;
     this.focusBoard = false;
+    // The latest news of the other seats (one cleared, hit a mine, resigned), and this
+    // player's seat's status when it came: { text, mine }.
+    this.news = null;
     this.warned = false;
     // How many seats each room has: the match's view does not say.
     // A rematch's players (the match before it's), once learnt: { id, players }.
@@ -232,7 +235,8 @@ export class Room {
     this.cursors.stop();
     clearInterval(this.ticker);
     this.ticker = 0;
-    this.id = this.view = this.gameShown = this.rematchState = this.lastShown = null;
+    this.id = this.view = this.gameShown = this.rematchState = this.lastShown = this.news = null;
+    this.notices.drop("penalty");
     this.problem = "";
     this.shut = this.focusBoard = this.warned = false;
     if (this.resignDialog.open) this.resignDialog.close();
@@ -250,10 +254,18 @@ export class Room {
     this.clock.sampleText(view.server_time);
     this.view = view;
     if (view.rematch_id) this.followRematch(view.rematch_id, change === "rematch" ? seat : null);
+    const news = rivalNews(before, view, this.me.id);
+    if (news) this.news = { text: news, mine: this.mySeatStatus() };
+    // A rival's mines show in their row; a notice and words for each of them drowned the
+    // player's own game. The player's own mine is said by the move ("exploded mine"):
+    // its cost is only shown, the latest one, and not past the board's end.
     for (const p of newPenalties(before, view, this.me.id)) {
-      const cost = `+${p.count * PENALTY_S} s`;
-      this.notices.toast(p.you ? `You opened a mine: ${cost}.` : `${p.name} opened a mine: ${cost}.`, { kind: p.you ? "error" : "info" });
+      if (!p.you || view.status === "finished") continue;
+      this.notices.toast(`You opened a mine: +${p.count * PENALTY_S} s.`, {
+        kind: "error", key: "penalty", quiet: true, timeout: 4000, about: this.gameShown, untilEnd: true,
+      });
     }
+    if (view.status === "finished") this.notices.drop("penalty");
     if (view.status === "waiting" && view.rematch_of) this.learnInvited(view);
     this.showBoard();
     this.render();
@@ -261,6 +273,12 @@ export class Room {
     const c = this.screen.current;
     if (c && this.holds(c.id) && c.game.finished) this.screen.render();
     if (this.landing === view.id) this.land();
+  }
+
+  /** This browser's seat's status, or null without a seat. */
+  mySeatStatus() {
+    const i = seatOf(this.view, this.me.id);
+    return i >= 0 ? this.view.seats[i].status : null;
   }
 
   /**
@@ -492,7 +510,10 @@ export class Room {
       // Said once (a live region): the big counter beside it counts the seconds down.
       text = "Get ready: the match starts when the countdown ends.";
     } else if (shown === "playing") {
-      text = playingWords(v, this.me.id);
+      // The latest rival's end comes first, said once by the status (a live region), until
+      // the player's own seat has news of its own.
+      const news = this.news && this.news.mine === this.mySeatStatus() ? `${this.news.text} ` : "";
+      text = `${news}${playingWords(v, this.me.id)}`;
     } else {
       // A live region: how the race ended for this player, said once, and nowhere else.
       text = `${overWords(v, this.me.id)}${this.rematchText()}`;

@@ -166,8 +166,9 @@ def test_two_pages_race_a_private_match_to_the_end(
     two.cell(x, y).click()
     two.expect_state(x, y, "X")
     in_view(two.page.locator(".toast", has_text="You opened a mine: +5 s."))
-    in_view(one.page.locator(".toast", has_text=f"{name_two} opened a mine: +5 s."))
+    # The rival's row counts it; no notice of another's mine interrupts one's own race.
     in_view(one.page.locator("#match-seats li", has_text=name_two).get_by_text("1 mine +5 s"))
+    expect(one.page.locator(".toast", has_text="opened a mine")).to_have_count(0)
     assert two.status() == "playing"
 
     # One clears the board first; two, still racing, sees one's progress fill up.
@@ -861,6 +862,21 @@ class Rival:
             r = self.http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=self.auth)
             assert r.status_code == 200, r.text
 
+    def open_mine(self, match_id: str) -> None:
+        """Plays by logic until a mine is certain, then opens it: a penalty."""
+        seat = next(s for s in self.wait_playing(match_id)["seats"] if s["player"]["id"] == self.id)
+        game_id = seat["game_id"]
+        while True:
+            view = self.http.get(f"/games/{game_id}").json()
+            rows = [row.replace("X", "F") for row in view["board"]]
+            certain = solver.analyze(rows, view["mines"]).mines
+            known = [(x, y) for x, y in certain if rows[y][x] == "#"]
+            x, y = known[0] if known else next_cell(rows, view["mines"])
+            r = self.http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=self.auth)
+            assert r.status_code == 200, r.text
+            if known:
+                return
+
     def adopt(self, m: Minesweeper) -> None:
         """The page plays as this player (its browser holds the player's token)."""
         value = json.dumps(json.dumps({"id": self.id, "name": self.name, "token": self.token}))
@@ -877,11 +893,30 @@ def sit_down(m: Minesweeper, match_id: str) -> None:
 
 def open_a_known_mine(m: Minesweeper, mines: int = 10) -> None:
     """Plays on until the solver knows a mine, then opens it: a penalty."""
-    while not (known := solver.analyze(board_rows(m), mines).mines):
+    def known() -> list[tuple[int, int]]:
+        # A mine opened before is "F" to the solver, and certain: not one to open again.
+        rows = board_rows(m)
+        return [(x, y) for x, y in solver.analyze(rows, mines).mines if rows[y][x] == "#"]
+
+    while not (cells := known()):
         play_one(m, mines)
-    x, y = known[0]
+    x, y = cells[0]
     m.cell(x, y).click()
     m.expect_state(x, y, "X")
+
+
+def clear_board_last_on_a_mine(m: Minesweeper, mines: int = 10) -> None:
+    """Clears the board, opening a known mine just before its last safe cell."""
+    while m.status() != "won":
+        rows = board_rows(m)
+        hidden = sum(row.count("#") for row in rows)
+        opened_mines = m.states().count("X")
+        known = [(x, y) for x, y in solver.analyze(rows, mines).mines if rows[y][x] == "#"]
+        if known and hidden - (mines - opened_mines) == 1:
+            x, y = known[0]
+            m.cell(x, y).click()
+            m.expect_state(x, y, "X")
+        play_one(m, mines)
 
 
 def clear_board(m: Minesweeper, mines: int = 10) -> None:
@@ -1401,3 +1436,62 @@ def test_a_phones_race_shows_the_whole_board_beside_cleared(
                 assert b and inside(b, window), (locator, b)
     finally:
         ctx.close()
+
+
+def penalty_toasts(m: Minesweeper, text: str = "opened a mine") -> int:
+    """How many notices about mines are on show now (counted at once, not waited for)."""
+    count: int = m.page.locator("#toasts .toast", has_text=text).count()
+    return count
+
+
+def test_a_race_says_each_rivals_end_once_and_the_pages_own_mines_quietly(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Three seats. The page opens two mines: the move says each ("exploded mine"), and
+    one notice, the latest, shows its cost without saying it again. A rival's mine shows
+    in their row only. A rival clears, the other resigns: the status, a live region, says
+    each once, and no longer promises first place. The page's last mine's notice goes
+    with the board's end."""
+    m = new_ms(context)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        first, second, me = Rival(http, "Quick"), Rival(http, "Quits"), Rival(http, "Me")
+        me.adopt(m)
+        match = first.post("/matches", mode="race", preset="beginner", seats=3)["match"]
+        second.post(f"/matches/{match['id']}/join")
+        sit_down(m, match["id"])
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+        status = m.page.locator("#match-status")
+        expect(status).to_have_text("Go! Clear your board first.")
+
+        own = m.page.locator("#match-seats li", has_text=f"{me.name} (you)")
+        open_a_known_mine(m)
+        open_a_known_mine(m)
+        in_view(own.get_by_text("2 mines +10 s"))
+        expect(m.page.locator("#announcer")).to_have_text("exploded mine")
+        toast = m.page.locator("#toasts .toast", has_text="You opened a mine: +5 s.")
+        in_view(toast)
+        assert penalty_toasts(m) == 1
+        # Shown, not said: the move said it already.
+        expect(toast).to_have_attribute("aria-hidden", "true")
+
+        first.open_mine(match["id"])
+        rival_row = m.page.locator("#match-seats li", has_text=first.name)
+        in_view(rival_row.get_by_text("1 mine +5 s"))
+        assert penalty_toasts(m, first.name) == 0
+
+        first.clear(match["id"])
+        expect(status).to_have_text(
+            f"{first.name} cleared the board. Play on: clear your board for the best place left."
+        )
+        in_view(status)
+        expect(status).to_have_attribute("aria-live", "polite")
+        second.post(f"/matches/{match['id']}/leave")
+        expect(status).to_have_text(
+            f"{second.name} resigned. Play on: clear your board for the best place left."
+        )
+        in_view(status)
+
+        clear_board_last_on_a_mine(m)
+        expect(m.page.locator("#result-title")).to_be_visible()
+        assert penalty_toasts(m) == 0

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import {
   canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
-  rematchShut, replayOutcome, resultRows, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
+  rematchShut, replayOutcome, resultRows, rivalNews, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
@@ -376,7 +376,8 @@ describe("a match's words", () => {
     ] });
     assert.equal(playingWords(two, "p2"), "Cleared in 20.000 s, waiting for the others.");
     assert.match(endWords(two, "p2", game("won")).sub, /Waiting for the others to finish\.$/);
-    assert.equal(playingWords(racing, "p3"), "Go! Clear your board first.");
+    // A rival cleared first: first place is not promised any more.
+    assert.equal(playingWords(racing, "p3"), "Play on: clear your board for the best place left.");
     assert.equal(playingWords(racing, "p9"), "The race is on; the boards are shown at the end.");
 
     const over = match({ status: "finished", seats: [
@@ -474,6 +475,27 @@ describe("a match's words", () => {
     const playing = match({ mode: "coop", status: "playing", seats: [seat("p1", "Ann", { status: "resigned" }), seat("p2", "Bob", { status: "playing" })] });
     assert.equal(playingWords(playing, "p1"), "You resigned: the team plays on without you.");
     assert.equal(playingWords(playing, "p9"), "The team is playing; you are watching.");
+  });
+
+  it("tells of each rival's end once, not of their progress nor of the match's end", () => {
+    const seats = (a, b, c, extra = {}) => [
+      seat("p1", "Ann", { status: a, ...extra }), seat("p2", "Bob", { status: b }), seat("p3", "Cy", { status: c }),
+    ];
+    const before = match({ status: "playing", seats: seats("playing", "playing", "playing") });
+    const moved = match({ status: "playing", version: 2, seats: seats("playing", "playing", "playing", progress(7)) });
+    assert.equal(rivalNews(before, moved, "p3"), "");
+    const cleared = match({ status: "playing", version: 3, seats: seats("won", "playing", "playing") });
+    assert.equal(rivalNews(moved, cleared, "p3"), "Ann cleared the board.");
+    assert.equal(rivalNews(cleared, cleared, "p3"), "", "said once");
+    assert.equal(rivalNews(moved, cleared, "p1"), "", "one's own end is not a rival's");
+    const out = match({ status: "playing", version: 4, seats: seats("won", "lost", "playing") });
+    assert.equal(rivalNews(cleared, out, "p3"), "Bob hit a mine and is out.");
+    const gone = match({ status: "playing", version: 4, seats: seats("won", "resigned", "playing") });
+    assert.equal(rivalNews(cleared, gone, "p3"), "Bob resigned.");
+    assert.equal(rivalNews(moved, gone, "p3"), "Ann cleared the board. Bob resigned.");
+    assert.equal(rivalNews(null, gone, "p3"), "", "a first view is no news");
+    const over = match({ status: "finished", version: 5, seats: seats("won", "resigned", "resigned") });
+    assert.equal(rivalNews(gone, over, "p1"), "", "the match's end says it");
   });
 
   it("links to a room by its id", () => {
