@@ -73,8 +73,10 @@ export function rematchNote(asker) {
 /** A player sits in one match at a time: the one they are in, to go back to or leave. */
 export function playingElsewhere(err) {
   const id = err?.problem?.match_id;
+  // The match's id means nothing to a person: the "Go back to it" button beside the
+  // words leads there.
   return id
-    ? `You are already in match ${id}: go back to it, or leave it first.`
+    ? "You are already in another match: go back to it, or leave it first."
     : `You are already in a match: ${err?.message || "finish or leave it first"}`;
 }
 

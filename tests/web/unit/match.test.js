@@ -154,7 +154,8 @@ describe("a rematch", () => {
     assert.equal(rematchShut(err("match_full")), true);
     assert.equal(rematchShut(err("forbidden")), false);
     const playing = Object.assign(err("already_playing"), { problem: { match_id: "ab12" } });
-    assert.equal(rematchRefusal(playing), "You are already in match ab12: go back to it, or leave it first.");
+    // No id a person cannot read: the button beside the words goes back to the match.
+    assert.equal(rematchRefusal(playing), "You are already in another match: go back to it, or leave it first.");
     assert.equal(playingElsewhere(playing), rematchRefusal(playing));
   });
 });
