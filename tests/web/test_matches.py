@@ -1495,3 +1495,45 @@ def test_a_race_says_each_rivals_end_once_and_the_pages_own_mines_quietly(
         clear_board_last_on_a_mine(m)
         expect(m.page.locator("#result-title")).to_be_visible()
         assert penalty_toasts(m) == 0
+
+
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)], ids=["upright", "sideways"])
+def test_a_phone_that_resigns_shows_what_happened_where_the_focus_is(
+    browser: Browser, new_ms: NewPage, live_server: str, size: tuple[int, int]
+) -> None:
+    """On a phone the status is hidden during play, for the board's sake; once the page
+    resigns (by the keyboard), the status it focuses shows, with its focus ring, and
+    nothing still says how to play the frozen board or shows its face."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": size[0], "height": size[1]}})
+    ctx.set_default_timeout(15_000)
+    try:
+        m = new_ms(ctx)
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http), Rival(http, "Phone")
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            status = m.page.locator("#match-status")
+
+            button = m.page.get_by_role("button", name="Resign")
+            button.focus()
+            m.page.keyboard.press("Enter")
+            dialog = m.page.get_by_role("dialog", name="Resign this race?")
+            in_view(dialog)
+            m.page.keyboard.press("Tab")
+            m.page.keyboard.press("Enter")
+
+            expect(status).to_be_focused()
+            expect(status).to_have_text(
+                "You resigned. The others play on; the result shows when the match ends."
+            )
+            in_window(m, status)
+            box = status.bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 10, box
+            assert status.evaluate("e => getComputedStyle(e).outlineStyle") != "none"
+            expect(m.page.locator("#notes-idle")).to_be_hidden()
+            expect(m.page.locator("#face")).to_be_hidden()
+    finally:
+        ctx.close()
