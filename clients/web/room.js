@@ -447,6 +447,7 @@ export class Room {
     const meId = this.me.id;
     const shown = this.shown();
     const seated = seatOf(v, meId) >= 0;
+    const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const was = this.lastShown;
     this.lastShown = shown;
     document.body.dataset.match = shown;
@@ -477,6 +478,9 @@ export class Room {
     this.tick(shown, was);
     if (shown === "finished" && was && was !== "finished") this.bringResultIntoView();
     this.stopResigned();
+    // What had the focus went with the stage (the share link once the room is full, a
+    // result drawn anew): the status, which says what happens now, takes it, not the page.
+    if (focused && (!focused.isConnected || focused.closest("[hidden]"))) this.status.focus();
     this.takeFocus();
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();

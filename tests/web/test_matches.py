@@ -1537,3 +1537,24 @@ def test_a_phone_that_resigns_shows_what_happened_where_the_focus_is(
             expect(m.page.locator("#face")).to_be_hidden()
     finally:
         ctx.close()
+
+
+def test_a_room_that_fills_gives_the_focus_to_its_status(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """The creator waits on "Copy link" when the second player sits down: the share area
+    goes with the countdown, and the focus goes to the status saying what comes, not to
+    the page."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race")
+    copy = m.page.get_by_role("button", name="Copy link")
+    in_view(copy)
+    copy.focus()
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        Rival(http).post(f"/matches/{match_id(m)}/join")
+    in_view(m.page.locator("#match-countdown"))
+    status = m.page.locator("#match-status")
+    expect(status).to_be_focused()
+    in_view(status)
+    expect(copy).to_be_hidden()
