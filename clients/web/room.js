@@ -502,6 +502,7 @@ export class Room {
   renderStatus(shown, seated) {
     const v = this.view;
     let text;
+    let heard = "";
     if (shown === "waiting") {
       const n = v.seats.length;
       const who = seatsWords(n, v.capacity);
@@ -513,6 +514,10 @@ export class Room {
     } else if (shown === "countdown") {
       // Said once (a live region): the big counter beside it counts the seconds down.
       text = "Get ready: the match starts when the countdown ends.";
+      // The big counter is not read out: the seconds are said once, to screen readers
+      // only, as the words in view would go stale.
+      const n = secondsLeft(Date.parse(v.starts_at), this.clock.now());
+      heard = ` It starts in ${n} ${n === 1 ? "second" : "seconds"}.`;
     } else if (shown === "playing") {
       // The latest rival's end comes first, said once by the status (a live region), until
       // the player's own seat has news of its own.
@@ -522,8 +527,8 @@ export class Room {
       // A live region: how the race ended for this player, said once, and nowhere else.
       text = `${overWords(v, this.me.id)}${this.rematchText()}`;
     }
-    if (this.status.textContent !== text && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
-      this.status.textContent = text;
+    if (this.status.textContent !== text + heard && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
+      this.status.replaceChildren(text, ...(heard ? [el("span", { className: "visually-hidden", textContent: heard })] : []));
     }
     this.status.dataset.shown = shown;
   }

@@ -145,11 +145,11 @@ def test_two_pages_race_a_private_match_to_the_end(
     expect(one.page.locator("#match-status")).to_be_focused()
     for m in (one, two):
         in_view(m.page.locator("#match-countdown"))
-        # The words beside the big counter name no number of seconds, which would go stale
-        # as it counts down (and are said once, not every second).
-        expect(m.page.locator("#match-status")).to_have_text(
-            "Get ready: the match starts when the countdown ends."
-        )
+        # The words in view beside the big counter name no number of seconds, which would
+        # go stale as it counts down; a screen reader hears them once.
+        expect(m.page.locator("#match-status")).to_have_text(re.compile(
+            r"^Get ready: the match starts when the countdown ends\. It starts in [1-3] seconds?\.$"
+        ))
     for m in (one, two):
         # After the countdown, the board: the start cell already open.
         in_view(m.grid)
@@ -1558,3 +1558,28 @@ def test_a_room_that_fills_gives_the_focus_to_its_status(
     expect(status).to_be_focused()
     in_view(status)
     expect(copy).to_be_hidden()
+
+
+def test_a_countdown_says_its_seconds_once_to_a_screen_reader(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """The big counter is hidden from screen readers: the status says how many seconds,
+    once, in words only they hear (those in view would go stale)."""
+    m = new_ms(context)
+    open_home(m)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        rival = Rival(http)
+        match = rival.post("/matches", mode="race", preset="beginner")["match"]
+        sit_down(m, match["id"])
+    in_view(m.page.locator("#match-countdown"))
+    expect(m.page.locator("#match-countdown")).to_have_attribute("aria-hidden", "true")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    expect(status).to_have_text(re.compile(
+        r"^Get ready: the match starts when the countdown ends\. It starts in [1-3] seconds?\.$"
+    ))
+    in_view(status.get_by_text("Get ready: the match starts when the countdown ends."))
+    heard = status.locator(".visually-hidden")
+    box = heard.bounding_box()
+    assert box and box["width"] <= 1 and box["height"] <= 1, box
+
