@@ -1583,3 +1583,33 @@ def test_a_countdown_says_its_seconds_once_to_a_screen_reader(
     box = heard.bounding_box()
     assert box and box["width"] <= 1 and box["height"] <= 1, box
 
+
+def test_a_quick_search_says_its_status_once_and_its_end_where_it_is_seen(
+    context: BrowserContext, new_ms: NewPage
+) -> None:
+    """Polls do not rewrite the search's status (each rewrite is said again); Escape ends
+    the search with the dialog, and the notes under the board say so."""
+    m = new_ms(context)
+    open_home(m)
+    m.page.get_by_role("button", name="Play online").click()
+    dialog = m.page.get_by_role("dialog", name="Play online")
+    in_view(dialog)
+    dialog.get_by_role("button", name="Intermediate").click()
+    status = dialog.locator("#online-status")
+    expect(status).to_have_text("Looking for an opponent on Intermediate…")
+    status.evaluate("""e => {
+        window.rewrites = 0;
+        new MutationObserver((r) => { window.rewrites += r.length; })
+            .observe(e, { childList: true, characterData: true, subtree: true });
+    }""")
+    for _ in range(2):
+        with m.page.expect_response(
+            lambda r: "/seeks/" in r.url and r.request.method == "GET", timeout=10_000
+        ):
+            pass
+    expect(status).to_have_text("Looking for an opponent on Intermediate…")
+    assert m.page.evaluate("window.rewrites") == 0
+    m.page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    in_view(m.page.locator("#toasts .toast", has_text="Stopped looking for an opponent."))
+    expect(m.page.locator("#toasts")).to_have_attribute("aria-live", "polite")
