@@ -210,7 +210,10 @@ export function endWords(view, playerId, game) {
   const totalMs = seat.time_ms != null ? seat.time_ms : game.elapsedMs + penalties * PENALTY_S * 1000;
   const time = penaltyTime(totalMs, penalties);
   const stat = { time: formatTime(totalMs), timeTerm: penalties ? "Time with penalties" : "Time" };
-  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  // The stats beside these words count the player's own 3BV, without what the shared
+  // start opened (result.js): so do these, or the panel says two counts of one board.
+  const given = Math.min(game.stats?.bbbv_given || 0, seat.progress.bbbv);
+  const done = `${Math.max(0, seat.progress.bbbv_done - given)} of ${seat.progress.bbbv - given} 3BV`;
   const place = over && seat.place != null ? `${placeWords(seat.place)} place` : "";
   const tied = over && seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
   const words = (won, title, sub) => ({ won, title, sub, ...stat });
@@ -238,13 +241,15 @@ export function endWords(view, playerId, game) {
   }
   const after = place ? `: ${tied ? `tied for ${placeWords(seat.place)}` : place}` : "";
   if (seat.status === "resigned") {
+    if (over && allResigned(view)) return words(false, you ? "You resigned" : `${who} resigned`, `Everybody resigned with ${done} done, so nobody won.`);
     return words(false, you ? "You resigned" : `${who} resigned`, `Resigned with ${done} done${after}.`);
   }
   if (game.endedByMatch) {
     return words(false, `Out of time${after ? `, ${after.slice(2)}` : ""}`, `${done} done when the time ran out${penalties ? `, ${plural(penalties, "mine")} hit` : ""}.`);
   }
   const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
-  return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)} with ${done}${after}.`
+  const ranked = place ? `, ${progressPlace(view, seat, given)}` : ` with ${done}`;
+  return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)}${ranked}.`
     : `Game over after ${formatTime(game.elapsedMs)}.${waitingFor(view, i) ? ` Waiting for ${waitingFor(view, i)} to finish.` : ""}`);
 }
 
@@ -358,12 +363,31 @@ function seatEnd(view, seat) {
       if (seat.place === 1 && !tied) return `you won the race${time ? ` in ${time}` : ""}`;
       return `you cleared the board${time ? ` in ${time}` : ""}${place}`;
     case "resigned":
-      return `you resigned${place}`;
+      return allResigned(view) ? "everybody resigned, so nobody won" : `you resigned${place}`;
     case "lost":
-      return seat.time_ms != null ? `you hit a mine${place}` : `out of time with ${done}${place}`;
+      // A seat out on a mine may still place well, on its 3BV: it is told why.
+      if (seat.time_ms != null) return `you hit a mine${seat.place == null ? "" : `, ${progressPlace(view, seat)}`}`;
+      return `out of time with ${done}${place}`;
     default:
       return "";
   }
+}
+
+/** Whether every seat resigned: nobody finished, whatever places the service gave. */
+function allResigned(view) {
+  return view.seats.every((s) => s.status === "resigned");
+}
+
+/**
+ * A place won on 3BV by a seat that did not clear, and against what: "1st on progress:
+ * 3 of 18 3BV against 2". `given`: the start's 3BV, left out of every count alike.
+ */
+function progressPlace(view, seat, given = 0) {
+  const tied = view.seats.filter((s) => s.place === seat.place).length > 1;
+  const own = (s) => Math.max(0, s.progress.bbbv_done - given);
+  const others = view.seats.filter((s) => s !== seat && s.status !== "won" && s.status !== "resigned").map(own);
+  const against = others.length ? ` against ${others.join(", ")}` : "";
+  return `${tied ? "tied for " : ""}${placeWords(seat.place)} on progress: ${own(seat)} of ${seat.progress.bbbv - given} 3BV${against}`;
 }
 
 /** The team's end in co-op: "together you cleared the board in 40.530 s". */

@@ -589,9 +589,11 @@ def resign(m: Minesweeper) -> None:
     expect(button).to_have_count(0)
 
 
-# How the room's status ends a race its player resigned: the place, and who won if anybody.
+# How the room's status ends a race its player resigned: the place, and who won if anybody
+# (nobody, when every seat resigned).
 RESIGNED_OVER = (
-    r"The match is over: you resigned(, (tied for )?\d+(st|nd|rd|th) place)?\.( \S+ won\.)?"
+    r"The match is over: (you resigned(, (tied for )?\d+(st|nd|rd|th) place)?"
+    r"|everybody resigned, so nobody won)\.( \S+ won\.)?"
 )
 
 

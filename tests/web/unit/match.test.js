@@ -462,6 +462,29 @@ describe("a match's words", () => {
     assert.equal(playingWords(playing, "p1"), "You resigned. The others play on; the result shows when the match ends.");
   });
 
+  it("says why a seat out on a mine placed, that nobody won when all resigned, and the 3BV as the stats count it", () => {
+    const mined = match({ status: "finished", on_mine: "lose", seats: [
+      seat("p1", "Ann", { status: "lost", time_ms: 3_000, place: 1, game_id: A, ...progress(3, 18) }),
+      seat("p2", "Bob", { status: "lost", place: 2, game_id: B, ...progress(2, 18) }),
+    ] });
+    assert.equal(overWords(mined, "p1"), "The match is over: you hit a mine, 1st on progress: 3 of 18 3BV against 2.");
+    const panel = endWords(mined, "p1", game("lost", { elapsedMs: 3_000 }));
+    assert.equal(panel.sub, "Game over after 3.000 s, 1st on progress: 3 of 18 3BV against 2.");
+    const quit = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "resigned", place: 1, game_id: A, ...progress(2, 18) }),
+      seat("p2", "Bob", { status: "resigned", place: 1, game_id: B, ...progress(2, 18) }),
+    ] });
+    assert.equal(overWords(quit, "p1"), "The match is over: everybody resigned, so nobody won.");
+    assert.equal(endWords(quit, "p1", game("lost", { endedByMatch: true })).sub, "Everybody resigned with 2 of 18 3BV done, so nobody won.");
+    // The start opened 1 3BV: the stats leave it out (result.js), and so do the words.
+    const late = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "lost", place: 1, game_id: A, ...progress(2, 18) }),
+      seat("p2", "Bob", { status: "resigned", place: 2, game_id: B, ...progress(1, 18) }),
+    ] });
+    const stats = { bbbv: 18, bbbv_done: 2, bbbv_given: 1 };
+    assert.equal(endWords(late, "p1", game("lost", { endedByMatch: true, stats })).sub, "1 of 17 3BV done when the time ran out.");
+  });
+
   it("speaks of the team in co-op, its penalties once", () => {
     const seats = [
       seat("p1", "Ann", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
