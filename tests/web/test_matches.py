@@ -1615,3 +1615,37 @@ def test_a_quick_search_says_its_status_once_and_its_end_where_it_is_seen(
     expect(dialog).to_be_hidden()
     in_view(m.page.locator("#toasts .toast", has_text="Stopped looking for an opponent."))
     expect(m.page.locator("#toasts")).to_have_attribute("aria-live", "polite")
+
+
+def test_a_phones_race_keeps_a_cleared_rivals_row_inside_its_card(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """On a phone a rival that opened mines and then cleared has its penalties and
+    "Cleared" on its one line, inside the card, not past its right edge."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Careless-"), Rival(http, "Careful-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            rival.open_mine(match["id"])
+            rival.open_mine(match["id"])
+            rival.clear(match["id"])
+            theirs = m.page.locator("#match-seats li", has_text=rival.name)
+            expect(theirs).to_have_attribute("data-status", "won")
+            in_view(theirs.get_by_text("Cleared"))
+            in_view(theirs.get_by_text("2 mines +10 s"))
+            card = theirs.bounding_box()
+            assert card
+            for part in ("Cleared", "2 mines +10 s"):
+                box = theirs.get_by_text(part).bounding_box()
+                right = card["x"] + card["width"]
+                assert box and box["x"] + box["width"] <= right, (part, box, card)
+            assert not theirs.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+    finally:
+        ctx.close()
