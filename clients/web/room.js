@@ -509,7 +509,8 @@ export class Room {
       if (!seated) text = !this.invitedHere(v) ? `${who}. Only the last match's players can take a seat; you can watch.` : `${who}. Take a seat to play.`;
       else if (seatOf(v, this.me.id) === 0) {
         const others = v.rematch_of ? "start once another player is in" : "share the link; start once somebody joins";
-        text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. ${others[0].toUpperCase()}${others.slice(1)}.`;
+        // Two are enough to start: a free seat is a choice to wait, not a reason to.
+        text = n >= 2 ? `${who}. Start now, or wait for more players.` : `${who}. ${others[0].toUpperCase()}${others.slice(1)}.`;
       } else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
     } else if (shown === "countdown") {
       // Said once (a live region): the big counter beside it counts the seconds down.

@@ -1649,3 +1649,20 @@ def test_a_phones_race_keeps_a_cleared_rivals_row_inside_its_card(
             assert not theirs.evaluate("e => e.scrollWidth > e.clientWidth + 1")
     finally:
         ctx.close()
+
+
+def test_a_room_with_a_free_seat_tells_its_creator_that_start_works_now(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Two of three seats taken: Start works, and the status says so rather than asking
+    the creator to wait for everybody."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race", seats=3)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        Rival(http).post(f"/matches/{match_id(m)}/join")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_text("2 of 3 seats taken. Start now, or wait for more players.")
+    in_view(status)
+    in_view(m.page.get_by_role("button", name="Start"))
+    expect(m.page.get_by_role("button", name="Start")).to_be_enabled()
