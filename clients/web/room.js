@@ -259,10 +259,14 @@ export class Room {
     // A rival's mines show in their row; a notice and words for each of them drowned the
     // player's own game. The player's own mine is said by the move ("exploded mine"):
     // its cost is only shown, the latest one, and not past the board's end.
+    // Co-op's penalties are the team's, counted on every seat: a teammate's mine is said
+    // by nothing else.
+    const coop = view.mode === "coop";
     for (const p of newPenalties(before, view, this.me.id)) {
       if (!p.you || view.status === "finished") continue;
-      this.notices.toast(`You opened a mine: +${p.count * PENALTY_S} s.`, {
-        kind: "error", key: "penalty", quiet: true, timeout: 4000, about: this.gameShown, untilEnd: true,
+      const cost = `+${p.count * PENALTY_S} s`;
+      this.notices.toast(coop ? `The team opened a mine: ${cost}.` : `You opened a mine: ${cost}.`, {
+        kind: "error", key: "penalty", quiet: !coop, timeout: 4000, about: this.gameShown, untilEnd: true,
       });
     }
     if (view.status === "finished") this.notices.drop("penalty");

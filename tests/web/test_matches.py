@@ -1197,6 +1197,9 @@ def test_coop_speaks_of_the_team_and_counts_its_penalties_once(
         expect(penalties).to_have_count(1)
         expect(penalties).to_have_text("Team: 1 mine +5 s")
         in_view(penalties)
+    # A teammate's mine is the team's: said so, once, on the teammate's page too.
+    in_view(two.page.locator("#toasts .toast", has_text="The team opened a mine: +5 s."))
+    expect(two.page.locator("#toasts .toast", has_text="opened a mine")).to_have_count(1)
     clear_board(one)
 
     sums = []
