@@ -73,8 +73,10 @@ export function rematchNote(asker) {
 /** A player sits in one match at a time: the one they are in, to go back to or leave. */
 export function playingElsewhere(err) {
   const id = err?.problem?.match_id;
+  // The match's id means nothing to a person: the "Go back to it" button beside the
+  // words leads there.
   return id
-    ? `You are already in match ${id}: go back to it, or leave it first.`
+    ? "You are already in another match: go back to it, or leave it first."
     : `You are already in a match: ${err?.message || "finish or leave it first"}`;
 }
 
@@ -208,7 +210,10 @@ export function endWords(view, playerId, game) {
   const totalMs = seat.time_ms != null ? seat.time_ms : game.elapsedMs + penalties * PENALTY_S * 1000;
   const time = penaltyTime(totalMs, penalties);
   const stat = { time: formatTime(totalMs), timeTerm: penalties ? "Time with penalties" : "Time" };
-  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  // The stats beside these words count the player's own 3BV, without what the shared
+  // start opened (result.js): so do these, or the panel says two counts of one board.
+  const given = Math.min(game.stats?.bbbv_given || 0, seat.progress.bbbv);
+  const done = `${Math.max(0, seat.progress.bbbv_done - given)} of ${seat.progress.bbbv - given} 3BV`;
   const place = over && seat.place != null ? `${placeWords(seat.place)} place` : "";
   const tied = over && seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
   const words = (won, title, sub) => ({ won, title, sub, ...stat });
@@ -236,13 +241,15 @@ export function endWords(view, playerId, game) {
   }
   const after = place ? `: ${tied ? `tied for ${placeWords(seat.place)}` : place}` : "";
   if (seat.status === "resigned") {
+    if (over && allResigned(view)) return words(false, you ? "You resigned" : `${who} resigned`, `Everybody resigned with ${done} done, so nobody won.`);
     return words(false, you ? "You resigned" : `${who} resigned`, `Resigned with ${done} done${after}.`);
   }
   if (game.endedByMatch) {
     return words(false, `Out of time${after ? `, ${after.slice(2)}` : ""}`, `${done} done when the time ran out${penalties ? `, ${plural(penalties, "mine")} hit` : ""}.`);
   }
   const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
-  return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)} with ${done}${after}.`
+  const ranked = place ? `, ${progressPlace(view, seat, given)}` : ` with ${done}`;
+  return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)}${ranked}.`
     : `Game over after ${formatTime(game.elapsedMs)}.${waitingFor(view, i) ? ` Waiting for ${waitingFor(view, i)} to finish.` : ""}`);
 }
 
@@ -303,8 +310,33 @@ export function playingWords(view, playerId) {
         ? "You resigned: the team plays on without you."
         : "You resigned. The others play on; the result shows when the match ends.";
     default:
-      return coop ? "Playing together: every move counts for the team." : "Go! Clear your board first.";
+      if (coop) return "Playing together: every move counts for the team.";
+      // Once a rival has cleared, first place is gone: the words must not promise it.
+      return view.seats.some((s, j) => j !== i && s.status === "won")
+        ? "Play on: clear your board for the best place left."
+        : "Go! Clear your board first.";
   }
+}
+
+/**
+ * What changed for the other seats between `prev` and `next`, in words for the room's
+ * status: "Ann cleared the board.", "Bob hit a mine and is out.", "Cy resigned."; "" when
+ * nothing did. Progress counts are not news (the rows show them); nor is a seat's end
+ * that ends the match, which the match's end says.
+ */
+export function rivalNews(prev, next, playerId) {
+  if (!prev || !next || prev.id !== next.id || next.status === "finished") return "";
+  const words = [];
+  for (const s of next.seats) {
+    if (s.player.id === playerId) continue;
+    const was = prev.seats.find((p) => p.player.id === s.player.id);
+    if (!was || was.status === s.status) continue;
+    const who = s.player.name;
+    if (s.status === "won") words.push(`${who} cleared the board.`);
+    else if (s.status === "lost") words.push(`${who} hit a mine and is out.`);
+    else if (s.status === "resigned") words.push(`${who} resigned.`);
+  }
+  return words.join(" ");
 }
 
 /**
@@ -331,12 +363,31 @@ function seatEnd(view, seat) {
       if (seat.place === 1 && !tied) return `you won the race${time ? ` in ${time}` : ""}`;
       return `you cleared the board${time ? ` in ${time}` : ""}${place}`;
     case "resigned":
-      return `you resigned${place}`;
+      return allResigned(view) ? "everybody resigned, so nobody won" : `you resigned${place}`;
     case "lost":
-      return seat.time_ms != null ? `you hit a mine${place}` : `out of time with ${done}${place}`;
+      // A seat out on a mine may still place well, on its 3BV: it is told why.
+      if (seat.time_ms != null) return `you hit a mine${seat.place == null ? "" : `, ${progressPlace(view, seat)}`}`;
+      return `out of time with ${done}${place}`;
     default:
       return "";
   }
+}
+
+/** Whether every seat resigned: nobody finished, whatever places the service gave. */
+function allResigned(view) {
+  return view.seats.every((s) => s.status === "resigned");
+}
+
+/**
+ * A place won on 3BV by a seat that did not clear, and against what: "1st on progress:
+ * 3 of 18 3BV against 2". `given`: the start's 3BV, left out of every count alike.
+ */
+function progressPlace(view, seat, given = 0) {
+  const tied = view.seats.filter((s) => s.place === seat.place).length > 1;
+  const own = (s) => Math.max(0, s.progress.bbbv_done - given);
+  const others = view.seats.filter((s) => s !== seat && s.status !== "won" && s.status !== "resigned").map(own);
+  const against = others.length ? ` against ${others.join(", ")}` : "";
+  return `${tied ? "tied for " : ""}${placeWords(seat.place)} on progress: ${own(seat)} of ${seat.progress.bbbv - given} 3BV${against}`;
 }
 
 /** The team's end in co-op: "together you cleared the board in 40.530 s". */

@@ -35,9 +35,10 @@ export class Notices {
    * A notice: `action` { label, run } adds a button; it goes after `timeout` ms. `about`:
    * the id of the game it is about, if it is about one; `untilEnd`: it also goes when that
    * game ends (the result takes its place). `key`: a name for it, so that it can be taken
-   * away (`drop`) and a newer notice of that name replaces it.
+   * away (`drop`) and a newer notice of that name replaces it. `quiet`: shown only, for
+   * what something else says already (no close button: it goes soon by itself).
    */
-  toast(message, { action = null, timeout = 6000, kind = "info", about = null, untilEnd = false, key = null } = {}) {
+  toast(message, { action = null, timeout = 6000, kind = "info", about = null, untilEnd = false, key = null, quiet = false } = {}) {
     if (key) this.drop(key);
     const el = document.createElement("div");
     el.className = `toast ${kind}`;
@@ -46,6 +47,7 @@ export class Notices {
     if (about) el.dataset.about = about;
     if (about && untilEnd) el.dataset.untilEnd = "";
     if (key) el.dataset.key = key;
+    if (quiet) el.setAttribute("aria-hidden", "true");
     const text = document.createElement("span");
     text.textContent = message;
     el.append(text);
@@ -64,13 +66,15 @@ export class Notices {
       });
       el.append(b);
     }
-    const close = document.createElement("button");
-    close.type = "button";
-    close.className = "toast-close";
-    close.setAttribute("aria-label", "Dismiss");
-    close.textContent = "×";
-    close.addEventListener("click", remove);
-    el.append(close);
+    if (!quiet) {
+      const close = document.createElement("button");
+      close.type = "button";
+      close.className = "toast-close";
+      close.setAttribute("aria-label", "Dismiss");
+      close.textContent = "×";
+      close.addEventListener("click", remove);
+      el.append(close);
+    }
     this.toasts.prepend(el);
     while (this.toasts.children.length > MAX_TOASTS) this.toasts.lastElementChild.remove();
     timer = setTimeout(remove, timeout);

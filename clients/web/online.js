@@ -99,7 +99,12 @@ export class PlayOnline {
     );
     d.append(form);
     document.body.append(d);
-    d.addEventListener("close", () => this.cancelSeek());
+    d.addEventListener("close", () => {
+      if (!this.seek) return;
+      this.cancelSeek();
+      // The dialog's own status went with it (Escape, Close): the notes say it instead.
+      this.notices.toast("Stopped looking for an opponent.");
+    });
   }
 
   open() {
@@ -191,7 +196,9 @@ export class PlayOnline {
     const s = this.seek;
     for (const b of this.seekButtons) b.setAttribute("aria-pressed", String(Boolean(s && s.preset === b.dataset.seek)));
     this.cancelButton.hidden = !s;
-    this.seekStatus.textContent = s ? `Looking for an opponent on ${LABEL[s.preset]}…` : message;
+    // Written only when it changes: a status rewritten on every poll is said again.
+    const text = s ? `Looking for an opponent on ${LABEL[s.preset]}…` : message;
+    if (this.seekStatus.textContent !== text) this.seekStatus.textContent = text;
   }
 
   // ---- private rooms -----------------------------------------------------------------------

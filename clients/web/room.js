@@ -11,7 +11,7 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
-  playingElsewhere, playingWords, rematchAsker, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
   seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
@@ -66,6 +66,9 @@ export class Room {
     // the keyboard focus once it shows (play began), and whether the end's warning was said.
     this.lastShown = null;
     this.focusBoard = false;
+    // The latest news of the other seats (one cleared, hit a mine, resigned), and this
+    // player's seat's status when it came: { text, mine }.
+    this.news = null;
     this.warned = false;
     // How many seats each room has: the match's view does not say.
     // A rematch's players (the match before it's), once learnt: { id, players }.
@@ -232,7 +235,8 @@ export class Room {
     this.cursors.stop();
     clearInterval(this.ticker);
     this.ticker = 0;
-    this.id = this.view = this.gameShown = this.rematchState = this.lastShown = null;
+    this.id = this.view = this.gameShown = this.rematchState = this.lastShown = this.news = null;
+    this.notices.drop("penalty");
     this.problem = "";
     this.shut = this.focusBoard = this.warned = false;
     if (this.resignDialog.open) this.resignDialog.close();
@@ -250,10 +254,22 @@ export class Room {
     this.clock.sampleText(view.server_time);
     this.view = view;
     if (view.rematch_id) this.followRematch(view.rematch_id, change === "rematch" ? seat : null);
+    const news = rivalNews(before, view, this.me.id);
+    if (news) this.news = { text: news, mine: this.mySeatStatus() };
+    // A rival's mines show in their row; a notice and words for each of them drowned the
+    // player's own game. The player's own mine is said by the move ("exploded mine"):
+    // its cost is only shown, the latest one, and not past the board's end.
+    // Co-op's penalties are the team's, counted on every seat: a teammate's mine is said
+    // by nothing else.
+    const coop = view.mode === "coop";
     for (const p of newPenalties(before, view, this.me.id)) {
+      if (!p.you || view.status === "finished") continue;
       const cost = `+${p.count * PENALTY_S} s`;
-      this.notices.toast(p.you ? `You opened a mine: ${cost}.` : `${p.name} opened a mine: ${cost}.`, { kind: p.you ? "error" : "info" });
+      this.notices.toast(coop ? `The team opened a mine: ${cost}.` : `You opened a mine: ${cost}.`, {
+        kind: "error", key: "penalty", quiet: !coop, timeout: 4000, about: this.gameShown, untilEnd: true,
+      });
     }
+    if (view.status === "finished") this.notices.drop("penalty");
     if (view.status === "waiting" && view.rematch_of) this.learnInvited(view);
     this.showBoard();
     this.render();
@@ -261,6 +277,12 @@ export class Room {
     const c = this.screen.current;
     if (c && this.holds(c.id) && c.game.finished) this.screen.render();
     if (this.landing === view.id) this.land();
+  }
+
+  /** This browser's seat's status, or null without a seat. */
+  mySeatStatus() {
+    const i = seatOf(this.view, this.me.id);
+    return i >= 0 ? this.view.seats[i].status : null;
   }
 
   /**
@@ -429,6 +451,7 @@ export class Room {
     const meId = this.me.id;
     const shown = this.shown();
     const seated = seatOf(v, meId) >= 0;
+    const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const was = this.lastShown;
     this.lastShown = shown;
     document.body.dataset.match = shown;
@@ -459,6 +482,9 @@ export class Room {
     this.tick(shown, was);
     if (shown === "finished" && was && was !== "finished") this.bringResultIntoView();
     this.stopResigned();
+    // What had the focus went with the stage (the share link once the room is full, a
+    // result drawn anew): the status, which says what happens now, takes it, not the page.
+    if (focused && (!focused.isConnected || focused.closest("[hidden]"))) this.status.focus();
     this.takeFocus();
     // Nobody points at an ended match's board any more: the teammates' pointers go.
     if (v.status === "finished") this.cursors.stop();
@@ -480,25 +506,34 @@ export class Room {
   renderStatus(shown, seated) {
     const v = this.view;
     let text;
+    let heard = "";
     if (shown === "waiting") {
       const n = v.seats.length;
       const who = seatsWords(n, v.capacity);
       if (!seated) text = !this.invitedHere(v) ? `${who}. Only the last match's players can take a seat; you can watch.` : `${who}. Take a seat to play.`;
       else if (seatOf(v, this.me.id) === 0) {
         const others = v.rematch_of ? "start once another player is in" : "share the link; start once somebody joins";
-        text = n >= 2 ? `${who}. Start when everybody is in.` : `${who}. ${others[0].toUpperCase()}${others.slice(1)}.`;
+        // Two are enough to start: a free seat is a choice to wait, not a reason to.
+        text = n >= 2 ? `${who}. Start now, or wait for more players.` : `${who}. ${others[0].toUpperCase()}${others.slice(1)}.`;
       } else text = `${who}. Waiting for ${v.seats[0].player.name} to start.`;
     } else if (shown === "countdown") {
       // Said once (a live region): the big counter beside it counts the seconds down.
       text = "Get ready: the match starts when the countdown ends.";
+      // The big counter is not read out: the seconds are said once, to screen readers
+      // only, as the words in view would go stale.
+      const n = secondsLeft(Date.parse(v.starts_at), this.clock.now());
+      heard = ` It starts in ${n} ${n === 1 ? "second" : "seconds"}.`;
     } else if (shown === "playing") {
-      text = playingWords(v, this.me.id);
+      // The latest rival's end comes first, said once by the status (a live region), until
+      // the player's own seat has news of its own.
+      const news = this.news && this.news.mine === this.mySeatStatus() ? `${this.news.text} ` : "";
+      text = `${news}${playingWords(v, this.me.id)}`;
     } else {
       // A live region: how the race ended for this player, said once, and nowhere else.
       text = `${overWords(v, this.me.id)}${this.rematchText()}`;
     }
-    if (this.status.textContent !== text && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
-      this.status.textContent = text;
+    if (this.status.textContent !== text + heard && !(shown === "countdown" && this.status.dataset.shown === "countdown")) {
+      this.status.replaceChildren(text, ...(heard ? [el("span", { className: "visually-hidden", textContent: heard })] : []));
     }
     this.status.dataset.shown = shown;
   }

@@ -145,11 +145,11 @@ def test_two_pages_race_a_private_match_to_the_end(
     expect(one.page.locator("#match-status")).to_be_focused()
     for m in (one, two):
         in_view(m.page.locator("#match-countdown"))
-        # The words beside the big counter name no number of seconds, which would go stale
-        # as it counts down (and are said once, not every second).
-        expect(m.page.locator("#match-status")).to_have_text(
-            "Get ready: the match starts when the countdown ends."
-        )
+        # The words in view beside the big counter name no number of seconds, which would
+        # go stale as it counts down; a screen reader hears them once.
+        expect(m.page.locator("#match-status")).to_have_text(re.compile(
+            r"^Get ready: the match starts when the countdown ends\. It starts in [1-3] seconds?\.$"
+        ))
     for m in (one, two):
         # After the countdown, the board: the start cell already open.
         in_view(m.grid)
@@ -166,8 +166,9 @@ def test_two_pages_race_a_private_match_to_the_end(
     two.cell(x, y).click()
     two.expect_state(x, y, "X")
     in_view(two.page.locator(".toast", has_text="You opened a mine: +5 s."))
-    in_view(one.page.locator(".toast", has_text=f"{name_two} opened a mine: +5 s."))
+    # The rival's row counts it; no notice of another's mine interrupts one's own race.
     in_view(one.page.locator("#match-seats li", has_text=name_two).get_by_text("1 mine +5 s"))
+    expect(one.page.locator(".toast", has_text="opened a mine")).to_have_count(0)
     assert two.status() == "playing"
 
     # One clears the board first; two, still racing, sees one's progress fill up.
@@ -588,9 +589,11 @@ def resign(m: Minesweeper) -> None:
     expect(button).to_have_count(0)
 
 
-# How the room's status ends a race its player resigned: the place, and who won if anybody.
+# How the room's status ends a race its player resigned: the place, and who won if anybody
+# (nobody, when every seat resigned).
 RESIGNED_OVER = (
-    r"The match is over: you resigned(, (tied for )?\d+(st|nd|rd|th) place)?\.( \S+ won\.)?"
+    r"The match is over: (you resigned(, (tied for )?\d+(st|nd|rd|th) place)?"
+    r"|everybody resigned, so nobody won)\.( \S+ won\.)?"
 )
 
 
@@ -861,6 +864,21 @@ class Rival:
             r = self.http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=self.auth)
             assert r.status_code == 200, r.text
 
+    def open_mine(self, match_id: str) -> None:
+        """Plays by logic until a mine is certain, then opens it: a penalty."""
+        seat = next(s for s in self.wait_playing(match_id)["seats"] if s["player"]["id"] == self.id)
+        game_id = seat["game_id"]
+        while True:
+            view = self.http.get(f"/games/{game_id}").json()
+            rows = [row.replace("X", "F") for row in view["board"]]
+            certain = solver.analyze(rows, view["mines"]).mines
+            known = [(x, y) for x, y in certain if rows[y][x] == "#"]
+            x, y = known[0] if known else next_cell(rows, view["mines"])
+            r = self.http.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=self.auth)
+            assert r.status_code == 200, r.text
+            if known:
+                return
+
     def adopt(self, m: Minesweeper) -> None:
         """The page plays as this player (its browser holds the player's token)."""
         value = json.dumps(json.dumps({"id": self.id, "name": self.name, "token": self.token}))
@@ -877,11 +895,30 @@ def sit_down(m: Minesweeper, match_id: str) -> None:
 
 def open_a_known_mine(m: Minesweeper, mines: int = 10) -> None:
     """Plays on until the solver knows a mine, then opens it: a penalty."""
-    while not (known := solver.analyze(board_rows(m), mines).mines):
+    def known() -> list[tuple[int, int]]:
+        # A mine opened before is "F" to the solver, and certain: not one to open again.
+        rows = board_rows(m)
+        return [(x, y) for x, y in solver.analyze(rows, mines).mines if rows[y][x] == "#"]
+
+    while not (cells := known()):
         play_one(m, mines)
-    x, y = known[0]
+    x, y = cells[0]
     m.cell(x, y).click()
     m.expect_state(x, y, "X")
+
+
+def clear_board_last_on_a_mine(m: Minesweeper, mines: int = 10) -> None:
+    """Clears the board, opening a known mine just before its last safe cell."""
+    while m.status() != "won":
+        rows = board_rows(m)
+        hidden = sum(row.count("#") for row in rows)
+        opened_mines = m.states().count("X")
+        known = [(x, y) for x, y in solver.analyze(rows, mines).mines if rows[y][x] == "#"]
+        if known and hidden - (mines - opened_mines) == 1:
+            x, y = known[0]
+            m.cell(x, y).click()
+            m.expect_state(x, y, "X")
+        play_one(m, mines)
 
 
 def clear_board(m: Minesweeper, mines: int = 10) -> None:
@@ -1160,6 +1197,9 @@ def test_coop_speaks_of_the_team_and_counts_its_penalties_once(
         expect(penalties).to_have_count(1)
         expect(penalties).to_have_text("Team: 1 mine +5 s")
         in_view(penalties)
+    # A teammate's mine is the team's: said so, once, on the teammate's page too.
+    in_view(two.page.locator("#toasts .toast", has_text="The team opened a mine: +5 s."))
+    expect(two.page.locator("#toasts .toast", has_text="opened a mine")).to_have_count(1)
     clear_board(one)
 
     sums = []
@@ -1401,6 +1441,234 @@ def test_a_phones_race_shows_the_whole_board_beside_cleared(
                 assert b and inside(b, window), (locator, b)
     finally:
         ctx.close()
+
+
+def penalty_toasts(m: Minesweeper, text: str = "opened a mine") -> int:
+    """How many notices about mines are on show now (counted at once, not waited for)."""
+    count: int = m.page.locator("#toasts .toast", has_text=text).count()
+    return count
+
+
+def test_a_race_says_each_rivals_end_once_and_the_pages_own_mines_quietly(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Three seats. The page opens two mines: the move says each ("exploded mine"), and
+    one notice, the latest, shows its cost without saying it again. A rival's mine shows
+    in their row only. A rival clears, the other resigns: the status, a live region, says
+    each once, and no longer promises first place. The page's last mine's notice goes
+    with the board's end."""
+    m = new_ms(context)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        first, second, me = Rival(http, "Quick"), Rival(http, "Quits"), Rival(http, "Me")
+        me.adopt(m)
+        match = first.post("/matches", mode="race", preset="beginner", seats=3)["match"]
+        second.post(f"/matches/{match['id']}/join")
+        sit_down(m, match["id"])
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+        status = m.page.locator("#match-status")
+        expect(status).to_have_text("Go! Clear your board first.")
+
+        own = m.page.locator("#match-seats li", has_text=f"{me.name} (you)")
+        open_a_known_mine(m)
+        open_a_known_mine(m)
+        in_view(own.get_by_text("2 mines +10 s"))
+        expect(m.page.locator("#announcer")).to_have_text("exploded mine")
+        toast = m.page.locator("#toasts .toast", has_text="You opened a mine: +5 s.")
+        in_view(toast)
+        assert penalty_toasts(m) == 1
+        # Shown, not said: the move said it already.
+        expect(toast).to_have_attribute("aria-hidden", "true")
+
+        first.open_mine(match["id"])
+        rival_row = m.page.locator("#match-seats li", has_text=first.name)
+        in_view(rival_row.get_by_text("1 mine +5 s"))
+        assert penalty_toasts(m, first.name) == 0
+
+        first.clear(match["id"])
+        expect(status).to_have_text(
+            f"{first.name} cleared the board. Play on: clear your board for the best place left."
+        )
+        in_view(status)
+        expect(status).to_have_attribute("aria-live", "polite")
+        second.post(f"/matches/{match['id']}/leave")
+        expect(status).to_have_text(
+            f"{second.name} resigned. Play on: clear your board for the best place left."
+        )
+        in_view(status)
+
+        clear_board_last_on_a_mine(m)
+        expect(m.page.locator("#result-title")).to_be_visible()
+        assert penalty_toasts(m) == 0
+
+
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)], ids=["upright", "sideways"])
+def test_a_phone_that_resigns_shows_what_happened_where_the_focus_is(
+    browser: Browser, new_ms: NewPage, live_server: str, size: tuple[int, int]
+) -> None:
+    """On a phone the status is hidden during play, for the board's sake; once the page
+    resigns (by the keyboard), the status it focuses shows, with its focus ring, and
+    nothing still says how to play the frozen board or shows its face."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": size[0], "height": size[1]}})
+    ctx.set_default_timeout(15_000)
+    try:
+        m = new_ms(ctx)
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http), Rival(http, "Phone")
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            status = m.page.locator("#match-status")
+
+            button = m.page.get_by_role("button", name="Resign")
+            button.focus()
+            m.page.keyboard.press("Enter")
+            dialog = m.page.get_by_role("dialog", name="Resign this race?")
+            in_view(dialog)
+            m.page.keyboard.press("Tab")
+            m.page.keyboard.press("Enter")
+
+            expect(status).to_be_focused()
+            expect(status).to_have_text(
+                "You resigned. The others play on; the result shows when the match ends."
+            )
+            in_window(m, status)
+            box = status.bounding_box()
+            assert box and box["width"] > 100 and box["height"] > 10, box
+            assert status.evaluate("e => getComputedStyle(e).outlineStyle") != "none"
+            expect(m.page.locator("#notes-idle")).to_be_hidden()
+            expect(m.page.locator("#face")).to_be_hidden()
+    finally:
+        ctx.close()
+
+
+def test_a_room_that_fills_gives_the_focus_to_its_status(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """The creator waits on "Copy link" when the second player sits down: the share area
+    goes with the countdown, and the focus goes to the status saying what comes, not to
+    the page."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race")
+    copy = m.page.get_by_role("button", name="Copy link")
+    in_view(copy)
+    copy.focus()
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        Rival(http).post(f"/matches/{match_id(m)}/join")
+    in_view(m.page.locator("#match-countdown"))
+    status = m.page.locator("#match-status")
+    expect(status).to_be_focused()
+    in_view(status)
+    expect(copy).to_be_hidden()
+
+
+def test_a_countdown_says_its_seconds_once_to_a_screen_reader(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """The big counter is hidden from screen readers: the status says how many seconds,
+    once, in words only they hear (those in view would go stale)."""
+    m = new_ms(context)
+    open_home(m)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        rival = Rival(http)
+        match = rival.post("/matches", mode="race", preset="beginner")["match"]
+        sit_down(m, match["id"])
+    in_view(m.page.locator("#match-countdown"))
+    expect(m.page.locator("#match-countdown")).to_have_attribute("aria-hidden", "true")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    expect(status).to_have_text(re.compile(
+        r"^Get ready: the match starts when the countdown ends\. It starts in [1-3] seconds?\.$"
+    ))
+    in_view(status.get_by_text("Get ready: the match starts when the countdown ends."))
+    heard = status.locator(".visually-hidden")
+    box = heard.bounding_box()
+    assert box and box["width"] <= 1 and box["height"] <= 1, box
+
+
+def test_a_quick_search_says_its_status_once_and_its_end_where_it_is_seen(
+    context: BrowserContext, new_ms: NewPage
+) -> None:
+    """Polls do not rewrite the search's status (each rewrite is said again); Escape ends
+    the search with the dialog, and the notes under the board say so."""
+    m = new_ms(context)
+    open_home(m)
+    m.page.get_by_role("button", name="Play online").click()
+    dialog = m.page.get_by_role("dialog", name="Play online")
+    in_view(dialog)
+    dialog.get_by_role("button", name="Intermediate").click()
+    status = dialog.locator("#online-status")
+    expect(status).to_have_text("Looking for an opponent on Intermediate…")
+    status.evaluate("""e => {
+        window.rewrites = 0;
+        new MutationObserver((r) => { window.rewrites += r.length; })
+            .observe(e, { childList: true, characterData: true, subtree: true });
+    }""")
+    for _ in range(2):
+        with m.page.expect_response(
+            lambda r: "/seeks/" in r.url and r.request.method == "GET", timeout=10_000
+        ):
+            pass
+    expect(status).to_have_text("Looking for an opponent on Intermediate…")
+    assert m.page.evaluate("window.rewrites") == 0
+    m.page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    in_view(m.page.locator("#toasts .toast", has_text="Stopped looking for an opponent."))
+    expect(m.page.locator("#toasts")).to_have_attribute("aria-live", "polite")
+
+
+def test_a_phones_race_keeps_a_cleared_rivals_row_inside_its_card(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """On a phone a rival that opened mines and then cleared has its penalties and
+    "Cleared" on its one line, inside the card, not past its right edge."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Careless-"), Rival(http, "Careful-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = rival.post("/matches", mode="race", preset="beginner")["match"]
+            sit_down(m, match["id"])
+            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+            in_view(m.grid)
+            rival.open_mine(match["id"])
+            rival.open_mine(match["id"])
+            rival.clear(match["id"])
+            theirs = m.page.locator("#match-seats li", has_text=rival.name)
+            expect(theirs).to_have_attribute("data-status", "won")
+            in_view(theirs.get_by_text("Cleared"))
+            in_view(theirs.get_by_text("2 mines +10 s"))
+            card = theirs.bounding_box()
+            assert card
+            for part in ("Cleared", "2 mines +10 s"):
+                box = theirs.get_by_text(part).bounding_box()
+                right = card["x"] + card["width"]
+                assert box and box["x"] + box["width"] <= right, (part, box, card)
+            assert not theirs.evaluate("e => e.scrollWidth > e.clientWidth + 1")
+    finally:
+        ctx.close()
+
+
+def test_a_room_with_a_free_seat_tells_its_creator_that_start_works_now(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """Two of three seats taken: Start works, and the status says so rather than asking
+    the creator to wait for everybody."""
+    m = new_ms(context)
+    open_home(m)
+    create_room(m, "race", seats=3)
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        Rival(http).post(f"/matches/{match_id(m)}/join")
+    status = m.page.locator("#match-status")
+    expect(status).to_have_text("2 of 3 seats taken. Start now, or wait for more players.")
+    in_view(status)
+    in_view(m.page.get_by_role("button", name="Start"))
+    expect(m.page.get_by_role("button", name="Start")).to_be_enabled()
 
 
 def test_hint_and_pause_keys_in_a_race_say_they_are_not_available(

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import {
   canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
-  rematchShut, replayOutcome, resultRows, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
+  rematchShut, replayOutcome, resultRows, rivalNews, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle,
 } from "../../../clients/web/match.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
@@ -154,7 +154,8 @@ describe("a rematch", () => {
     assert.equal(rematchShut(err("match_full")), true);
     assert.equal(rematchShut(err("forbidden")), false);
     const playing = Object.assign(err("already_playing"), { problem: { match_id: "ab12" } });
-    assert.equal(rematchRefusal(playing), "You are already in match ab12: go back to it, or leave it first.");
+    // No id a person cannot read: the button beside the words goes back to the match.
+    assert.equal(rematchRefusal(playing), "You are already in another match: go back to it, or leave it first.");
     assert.equal(playingElsewhere(playing), rematchRefusal(playing));
   });
 });
@@ -376,7 +377,8 @@ describe("a match's words", () => {
     ] });
     assert.equal(playingWords(two, "p2"), "Cleared in 20.000 s, waiting for the others.");
     assert.match(endWords(two, "p2", game("won")).sub, /Waiting for the others to finish\.$/);
-    assert.equal(playingWords(racing, "p3"), "Go! Clear your board first.");
+    // A rival cleared first: first place is not promised any more.
+    assert.equal(playingWords(racing, "p3"), "Play on: clear your board for the best place left.");
     assert.equal(playingWords(racing, "p9"), "The race is on; the boards are shown at the end.");
 
     const over = match({ status: "finished", seats: [
@@ -460,6 +462,29 @@ describe("a match's words", () => {
     assert.equal(playingWords(playing, "p1"), "You resigned. The others play on; the result shows when the match ends.");
   });
 
+  it("says why a seat out on a mine placed, that nobody won when all resigned, and the 3BV as the stats count it", () => {
+    const mined = match({ status: "finished", on_mine: "lose", seats: [
+      seat("p1", "Ann", { status: "lost", time_ms: 3_000, place: 1, game_id: A, ...progress(3, 18) }),
+      seat("p2", "Bob", { status: "lost", place: 2, game_id: B, ...progress(2, 18) }),
+    ] });
+    assert.equal(overWords(mined, "p1"), "The match is over: you hit a mine, 1st on progress: 3 of 18 3BV against 2.");
+    const panel = endWords(mined, "p1", game("lost", { elapsedMs: 3_000 }));
+    assert.equal(panel.sub, "Game over after 3.000 s, 1st on progress: 3 of 18 3BV against 2.");
+    const quit = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "resigned", place: 1, game_id: A, ...progress(2, 18) }),
+      seat("p2", "Bob", { status: "resigned", place: 1, game_id: B, ...progress(2, 18) }),
+    ] });
+    assert.equal(overWords(quit, "p1"), "The match is over: everybody resigned, so nobody won.");
+    assert.equal(endWords(quit, "p1", game("lost", { endedByMatch: true })).sub, "Everybody resigned with 2 of 18 3BV done, so nobody won.");
+    // The start opened 1 3BV: the stats leave it out (result.js), and so do the words.
+    const late = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "lost", place: 1, game_id: A, ...progress(2, 18) }),
+      seat("p2", "Bob", { status: "resigned", place: 2, game_id: B, ...progress(1, 18) }),
+    ] });
+    const stats = { bbbv: 18, bbbv_done: 2, bbbv_given: 1 };
+    assert.equal(endWords(late, "p1", game("lost", { endedByMatch: true, stats })).sub, "1 of 17 3BV done when the time ran out.");
+  });
+
   it("speaks of the team in co-op, its penalties once", () => {
     const seats = [
       seat("p1", "Ann", { status: "won", time_ms: 40_530, penalties: 1, place: 1, game_id: A }),
@@ -474,6 +499,27 @@ describe("a match's words", () => {
     const playing = match({ mode: "coop", status: "playing", seats: [seat("p1", "Ann", { status: "resigned" }), seat("p2", "Bob", { status: "playing" })] });
     assert.equal(playingWords(playing, "p1"), "You resigned: the team plays on without you.");
     assert.equal(playingWords(playing, "p9"), "The team is playing; you are watching.");
+  });
+
+  it("tells of each rival's end once, not of their progress nor of the match's end", () => {
+    const seats = (a, b, c, extra = {}) => [
+      seat("p1", "Ann", { status: a, ...extra }), seat("p2", "Bob", { status: b }), seat("p3", "Cy", { status: c }),
+    ];
+    const before = match({ status: "playing", seats: seats("playing", "playing", "playing") });
+    const moved = match({ status: "playing", version: 2, seats: seats("playing", "playing", "playing", progress(7)) });
+    assert.equal(rivalNews(before, moved, "p3"), "");
+    const cleared = match({ status: "playing", version: 3, seats: seats("won", "playing", "playing") });
+    assert.equal(rivalNews(moved, cleared, "p3"), "Ann cleared the board.");
+    assert.equal(rivalNews(cleared, cleared, "p3"), "", "said once");
+    assert.equal(rivalNews(moved, cleared, "p1"), "", "one's own end is not a rival's");
+    const out = match({ status: "playing", version: 4, seats: seats("won", "lost", "playing") });
+    assert.equal(rivalNews(cleared, out, "p3"), "Bob hit a mine and is out.");
+    const gone = match({ status: "playing", version: 4, seats: seats("won", "resigned", "playing") });
+    assert.equal(rivalNews(cleared, gone, "p3"), "Bob resigned.");
+    assert.equal(rivalNews(moved, gone, "p3"), "Ann cleared the board. Bob resigned.");
+    assert.equal(rivalNews(null, gone, "p3"), "", "a first view is no news");
+    const over = match({ status: "finished", version: 5, seats: seats("won", "resigned", "resigned") });
+    assert.equal(rivalNews(gone, over, "p1"), "", "the match's end says it");
   });
 
   it("links to a room by its id", () => {
