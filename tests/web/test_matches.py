@@ -231,7 +231,7 @@ def test_two_pages_race_a_private_match_to_the_end(
 
     # The profile shows the race rating and the match among the recent games, opening its result.
     one.page.locator("#player-button").click()
-    rating = re.compile(r"^Race: \d+ ± \d+ \(1 game\)$")
+    rating = re.compile(r"^Race: \d+ ± \d+ \(1 game, provisional\)$")
     in_view(one.page.locator("#profile-ratings", has_text=rating))
     entry = one.page.locator("#profile-recent li").first
     in_view(entry)
