@@ -127,10 +127,16 @@ async def settle_end(b: Backends, state: MatchState) -> None:
 
 def recent_entry(state: MatchState, seat: SeatState) -> store.Recent:
     """A finished match in a seat's player's recent list: won when the seat placed first
-    having cleared the board (co-op: when the team did)."""
+    having cleared the board (co-op: when the team did). Its time is the seat's, or for
+    a seat the end stopped (out of time, or resigned: its game plays on to the end) the
+    time from the start to the end, as its game's clock shows."""
+    elapsed = seat.time_ms
+    if elapsed is None:
+        start, end = state.starts_at, state.ended_at
+        elapsed = 0 if start is None or end is None else max(0, end - start)
     return store.Recent(
         id=state.id, kind="match", preset=state.preset, no_guess=state.no_guess, daily=None,
-        won=seat.status == "won" and seat.place == 1, elapsed_ms=seat.time_ms or 0,
+        won=seat.status == "won" and seat.place == 1, elapsed_ms=elapsed,
         bbbv_per_s_milli=0, assisted=False, ended_at=state.ended_at or 0,
     )
 
