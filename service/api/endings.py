@@ -111,11 +111,13 @@ def commit_options(record: Record, ending: Ending) -> dict[str, Any]:
 
 
 async def settle(
-    b: Backends, game_id: str, record: Record, game: engine.Game, ending: Ending, now: int
+    b: Backends, game_id: str, record: Record, game: engine.Game, ending: Ending, now: int,
+    *, tell: bool = True,
 ) -> None:
     """After the commit: count the game on a cluster, rank a win, and tell the player's
-    socket. Failures here leave the committed game as it is; a count left undone is
-    made when the player is next read."""
+    socket (not ``tell``: a match's end, which tells them once it is all settled).
+    Failures here leave the committed game as it is; a count left undone is made when
+    the player is next read."""
     player_id = record.player_id
     if player_id is None:
         return
@@ -124,7 +126,8 @@ async def settle(
             await b.players.count(player_id, game_id, ending.tally, now)
         if game.status == "won" and ending.held is None and rankable(record, game):
             await enter_leaderboard(b, game_id, record, game)
-        await publish_player(b, player_id, now)
+        if tell:
+            await publish_player(b, player_id, now)
     except store.StoreUnavailable:
         log.warning("could not settle the end of game %s", game_id)
 

@@ -12,18 +12,10 @@ from starlette.responses import Response
 from .. import engine, store, wire
 from . import backends, daily
 from .problems import ApiError
-from .requests import now_ms
+from .requests import now_ms, query_flag
 from .responses import MsgspecResponse
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: \d takes any script's
-
-
-def _flag(name: str, raw: str | None) -> bool:
-    if raw in (None, "false", "0"):
-        return False
-    if raw in ("true", "1"):
-        return True
-    raise ApiError(422, "invalid_request", f"{name} is true or false")
 
 
 def _limit(raw: str | None) -> int:
@@ -52,8 +44,8 @@ async def leaderboard(request: Request) -> Response:
     preset = request.path_params["preset"]
     if preset not in engine.PRESETS:
         raise ApiError(404, "not_found", f"no leaderboard for {preset!r}")
-    no_guess = _flag("no_guess", request.query_params.get("no_guess"))
-    bot = _flag("bot", request.query_params.get("bot"))
+    no_guess = query_flag(request, "no_guess")
+    bot = query_flag(request, "bot")
     limit = _limit(request.query_params.get("limit"))
     date = _date(request.query_params.get("date"))
     board = store.board_name(preset, no_guess, date, bot=bot)

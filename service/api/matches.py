@@ -25,7 +25,7 @@ from starlette.responses import Response
 
 from .. import engine, metrics, store, wire
 from ..store import MatchLink, MatchState, Owner, Record, SeatState
-from . import backends, match_rules, moves, ratings, seating, views
+from . import backends, endings, match_rules, moves, ratings, seating, views
 from .auth import authorised_player, optional_bearer_token, player_of_token
 from .backends import Backends
 from .boards import random_seed, settings_of
@@ -107,7 +107,9 @@ async def settle_end(b: Backends, state: MatchState) -> None:
     the co-op game unfinished), which stop at the match's end and show their mines.
     Each is done once however often this runs, and the match leaves the deadlines only
     after all three: until then the poller runs this again, should the replica that
-    ended it die first."""
+    ended it die first. Whoever takes it off the deadlines then sends every seat's
+    player their view, once: a seat that finished early heard of its own game's end,
+    not of the places, ratings and recent list the match's end changed."""
     await ratings.apply(b, state)
     now = now_ms()
     await asyncio.gather(*(
@@ -122,15 +124,22 @@ async def settle_end(b: Backends, state: MatchState) -> None:
         if isinstance(failed, BaseException) and not isinstance(failed, store.GameNotFound):
             raise failed
     await seating.freed(b, [s.player_id for s in state.seats], state.id)
-    await b.matches.unschedule(state.id)
+    if await b.matches.unschedule(state.id):
+        await asyncio.gather(*(endings.publish_player(b, s.player_id, now) for s in state.seats))
 
 
 def recent_entry(state: MatchState, seat: SeatState) -> store.Recent:
     """A finished match in a seat's player's recent list: won when the seat placed first
-    having cleared the board (co-op: when the team did)."""
+    having cleared the board (co-op: when the team did). Its time is the seat's, or for
+    a seat the end stopped (out of time, or resigned: its game plays on to the end) the
+    time from the start to the end, as its game's clock shows."""
+    elapsed = seat.time_ms
+    if elapsed is None:
+        start, end = state.starts_at, state.ended_at
+        elapsed = 0 if start is None or end is None else max(0, end - start)
     return store.Recent(
         id=state.id, kind="match", preset=state.preset, no_guess=state.no_guess, daily=None,
-        won=seat.status == "won" and seat.place == 1, elapsed_ms=seat.time_ms or 0,
+        won=seat.status == "won" and seat.place == 1, elapsed_ms=elapsed,
         bbbv_per_s_milli=0, assisted=False, ended_at=state.ended_at or 0,
     )
 

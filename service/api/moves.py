@@ -239,7 +239,8 @@ async def end(b: Backends, game_id: str, at: int) -> None:
     stopped at ``at``, the match's end, or show the mines a race seat's loss held back:
     the service's own change, taken by no token. Whichever replica gets there first
     commits it; the others find nothing left to do. It takes no turn: the move that
-    ended the match may hold this game's."""
+    ended the match may hold this game's. Its player's socket hears of it with the rest
+    of the match's end."""
     record = await b.games.load(game_id)
     for _ in range(MAX_ATTEMPTS):
         now = now_ms()
@@ -252,7 +253,7 @@ async def end(b: Backends, game_id: str, at: int) -> None:
         newer = await _commit(b, game_id, record, outcome, None, [], ending, now)
         if newer is None:
             if ending is not None:
-                await endings.settle(b, game_id, record, outcome.game, ending, now)
+                await endings.settle(b, game_id, record, outcome.game, ending, now, tell=False)
             return
         metrics.CONFLICTS.inc()
         record = newer

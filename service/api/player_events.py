@@ -21,7 +21,7 @@ from ..store import Owner, Resync, Subscription, keys
 from . import backends, ratings, seeks
 from .auth import player_of_token
 from .backends import Backends
-from .problems import ApiError, problem
+from .problems import ApiError, api_error_of, problem
 from .requests import now_ms
 from .sockets import Socket, as_text, counted, served, until_one_ends
 
@@ -53,9 +53,12 @@ class PlayerSession(Socket):
         message = _auth.decode(text)
         try:
             return await player_of_token(self.ws, message.token)
-        except ApiError:
-            await self.charge_failure()
-            raise
+        except Exception as exc:
+            if isinstance(exc, ApiError):
+                await self.charge_failure()
+            err = api_error_of(exc)
+            err.request_id = message.id
+            raise err from exc
 
     async def send_player(self) -> None:
         player = await self.backends.players.load(self.player_id, now_ms())

@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from .. import engine, store
-from ..wire import Problem
+from ..wire import Problem, RequestId
 from .responses import ProblemResponse
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ _outage = _Outage()
 class ApiError(Exception):
     def __init__(
         self, status: int, code: str, detail: str, headers: dict[str, str] | None = None,
-        *, match_id: str | None = None,
+        *, match_id: str | None = None, request_id: RequestId | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
@@ -75,6 +75,8 @@ class ApiError(Exception):
         self.headers = headers
         # ``already_playing``: the match that holds the player.
         self.match_id = match_id
+        # A socket message's ``id``: the refusal that ends a socket carries it back too.
+        self.request_id = request_id
 
 
 def problem(status: int, code: str, detail: str, match_id: str | None = None) -> Problem:

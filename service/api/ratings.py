@@ -19,7 +19,7 @@ from ..store import MatchState, PlayerRecord
 from . import backends, daily, views
 from .backends import Backends
 from .problems import ApiError
-from .requests import now_ms
+from .requests import now_ms, query_flag
 from .responses import MsgspecResponse
 
 MU = 1500.0
@@ -106,10 +106,7 @@ async def race(request: Request) -> Response:
     # Thousands of digits are no limit, and too many for int() (a ValueError, not a 422).
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or not 1 <= int(raw) <= MAX_LIMIT:
         raise ApiError(422, "invalid_request", f"limit takes 1 to {MAX_LIMIT}")
-    bot_raw = params.get("bot", "false")
-    if bot_raw not in ("true", "false"):
-        raise ApiError(422, "invalid_request", "bot takes true or false")
-    bot = bot_raw == "true"
+    bot = query_flag(request, "bot")
     b = backends.of(request)
     top = await b.matches.top(pool(bot), int(raw), established=ESTABLISHED_GAMES)
     names = await b.players.names_of([pid for pid, *_ in top])

@@ -37,6 +37,17 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+def query_flag(conn: HTTPConnection, name: str) -> bool:
+    """A yes-or-no query parameter, false when absent: ``true`` or ``false``, or ``1``
+    or ``0``, the same on every endpoint that takes one."""
+    raw = conn.query_params.get(name)
+    if raw in (None, "false", "0"):
+        return False
+    if raw in ("true", "1"):
+        return True
+    raise ApiError(422, "invalid_request", f"{name} is true or false")
+
+
 def client_address(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"

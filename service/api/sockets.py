@@ -219,7 +219,7 @@ async def served(socket: Socket, too_slow: str) -> AsyncIterator[None]:
             return
         if err.code == "not_found":
             await socket.charge_failure()
-        out = wire.Error(id=None, problem=problem(err.status, err.code, err.detail))
+        out = wire.Error(id=err.request_id, problem=problem(err.status, err.code, err.detail))
         with contextlib.suppress(Exception):
             await socket.send_within(as_text(out))
             await ws.close(_CLOSE_CODES.get(err.code, POLICY_VIOLATION), err.code)

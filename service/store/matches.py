@@ -184,9 +184,10 @@ class MatchStore:
         with redis_errors():
             await self.redis.zadd(keys.match_deadlines(), {match_id: due_ms})
 
-    async def unschedule(self, match_id: str) -> None:
+    async def unschedule(self, match_id: str) -> bool:
+        """Take the match off the deadlines: False when it was not on them (any more)."""
         with redis_errors():
-            await self.redis.zrem(keys.match_deadlines(), match_id)
+            return bool(await self.redis.zrem(keys.match_deadlines(), match_id))
 
     async def due(self, now_ms: int, lease_ms: int, count: int = 50) -> list[str]:
         """The matches whose deadline came, each leased to this caller for ``lease_ms``."""

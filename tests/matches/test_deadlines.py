@@ -134,7 +134,7 @@ def test_the_end_ends_the_games_it_left_on(
     """Alice, who hit a mine (a penalty), is still playing at the time limit and Bob
     resigned: both games end with the match, lost, their clocks stopped at its end and
     their mines shown, once, and their views say the match ended them; whoever watches
-    Alice's game is told."""
+    Alice's game is told. Each one's recent match took the time their game shows."""
     a, b = clients
     match, alice, bob, games = started_race(a, b, time_limit_s=5)
     mines = mines_of(store, games[alice.id])
@@ -168,8 +168,12 @@ def test_the_end_ends_the_games_it_left_on(
         replay = api.client.get(f"/games/{games[p.id]}/replay").json()
         assert replay["status"] == "lost" and replay["fatal"] is None
         assert replay["moves"][-1]["action"] == "end"
-        stats = api.player(p)["stats"]["beginner"]["no_guess"]
+        player = api.player(p)
+        stats = player["stats"]["beginner"]["no_guess"]
         assert (stats["played"], stats["won"]) == (1, 0), p
+        # Out of time or resigned, the seat played until the end, as its game's clock says.
+        recent = next(r for r in player["recent"] if r["id"] == match["id"])
+        assert recent["elapsed_ms"] == game["elapsed_ms"] == 5000, p
     ends = [e for e in store.xrange(keys.events(games[alice.id]))
             if msgspec.json.decode(e[1][b"d"])["move"]["action"] == "end"]
     assert len(ends) == 1

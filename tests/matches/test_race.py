@@ -4,13 +4,17 @@ ratings applied once."""
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import redis
+from websockets.sync.client import ClientConnection, connect
 
 from service import wire
 from service.store import keys
@@ -423,3 +427,47 @@ def test_a_retried_move_that_ended_the_match_gets_its_answer_on_any_replica(
     again = b.client.post(f"/games/{game_id}/reveal", json={"x": x, "y": y}, headers=retry)
     assert again.status_code == 200, again.text
     assert again.json() == first.json()
+
+
+@contextlib.contextmanager
+def _player_socket(api: Api, player: Player) -> Iterator[ClientConnection]:
+    base = urlsplit(str(api.client.base_url)).netloc
+    with connect(f"ws://{base}/players/me/events", open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "auth", "token": player.token}))
+        assert receive(ws, within=30)["type"] == "player"
+        yield ws
+
+
+def _quiet(ws: ClientConnection, seconds: float) -> None:
+    """Nothing but heartbeats for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            message = json.loads(ws.recv(timeout=left))
+        except TimeoutError:
+            return
+        assert message["type"] == "heartbeat", message
+
+
+def test_every_seats_player_hears_of_the_end_once(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """Alice wins while Bob plays on, and hears of her game's end then; when Bob
+    resigns the match ends, and each of them gets their view once more, with the
+    match's rating and recent entry (on the socket of the replica that did not end it)."""
+    a, b = clients
+    match, alice, bob, games = started_race(a, b)
+    with _player_socket(b, alice) as alice_ws, _player_socket(a, bob) as bob_ws:
+        won = play_to_win(Seat(a, alice, games[alice.id]), mines_of(store, games[alice.id]))
+        assert won["status"] == "won"
+        first = receive(alice_ws, within=30)
+        assert first["type"] == "player" and "race" not in first["player"]["ratings"]
+        call(b, "POST", f"/matches/{match['id']}/leave", bob)
+        wait_for_match(a, match["id"], "finished")
+        for ws in (alice_ws, bob_ws):
+            told = receive(ws, within=30)
+            assert told["type"] == "player", told
+            assert told["player"]["ratings"]["race"]["games"] == 1
+            assert told["player"]["recent"][0]["id"] == match["id"]
+        for ws in (alice_ws, bob_ws):
+            _quiet(ws, 2)

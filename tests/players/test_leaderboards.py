@@ -201,6 +201,15 @@ def test_a_limit_of_thousands_of_digits_is_refused_as_any_other(a: Api) -> None:
         assert r.status_code == 422 and r.json()["code"] == "invalid_request", (path, r.text)
 
 
+def test_both_lists_take_the_same_spellings_of_bot(a: Api) -> None:
+    for path in ("/leaderboards/beginner", "/ratings/race"):
+        for raw, bot in (("true", True), ("1", True), ("false", False), ("0", False)):
+            r = a.client.get(path, params={"bot": raw})
+            assert r.status_code == 200 and r.json()["bot"] is bot, (path, raw, r.text)
+        r = a.client.get(path, params={"bot": "yes"})
+        assert r.status_code == 422 and r.json()["code"] == "invalid_request", (path, r.text)
+
+
 def test_equal_times_and_equal_ratings_share_a_rank(a: Api, redis_url: str) -> None:
     """Ranks count the entries ahead: 1, 2, 2, 4 for times 5, 7, 7, 9 s."""
     store = redis.Redis.from_url(redis_url)

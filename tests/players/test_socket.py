@@ -120,3 +120,15 @@ def test_a_game_token_is_not_a_players(pair: tuple[ServiceProcess, ServiceProces
         error = json.loads(ws.recv(timeout=30))
         assert error["problem"]["code"] == "unauthorized"
         assert closed_with(ws) == 1008
+
+
+def test_the_refusal_of_a_token_carries_the_auths_id_back(
+    pair: tuple[ServiceProcess, ServiceProcess],
+) -> None:
+    one, _ = pair
+    with socket(one) as ws:
+        ws.send(json.dumps({"type": "auth", "token": "nope", "id": "login-1"}))
+        error = json.loads(ws.recv(timeout=30))
+        assert error["type"] == "error" and error["id"] == "login-1"
+        assert error["problem"]["code"] == "unauthorized"
+        assert closed_with(ws) == 1008

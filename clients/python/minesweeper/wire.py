@@ -702,7 +702,7 @@ class MatchUpdate(Struct, tag="match_update", tag_field="type"):
     """One change to the match, in version order: what changed, which seat, and the match
     as it is now. The match is over once ``match.status`` is ``"finished"``, on whichever
     update says so: the last seat's ``finished`` or ``resigned`` when every seat is done,
-    or ``ended`` when its time limit ends it."""
+    ``ended`` when its time limit ends it, or the last seat's ``left`` before the start."""
 
     version: int
     change: MatchChange
