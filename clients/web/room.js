@@ -521,7 +521,9 @@ export class Room {
       text = "Get ready: the match starts when the countdown ends.";
       // The big counter is not read out: the seconds are said once, to screen readers
       // only, as the words in view would go stale.
-      const n = secondsLeft(Date.parse(v.starts_at), this.clock.now());
+      // Rounded, not ceiled like the counter: the clock's estimate of the server's
+      // lags by some milliseconds, which made a 3 s countdown "4 seconds".
+      const n = Math.max(1, Math.round((Date.parse(v.starts_at) - this.clock.now()) / 1000));
       heard = ` It starts in ${n} ${n === 1 ? "second" : "seconds"}.`;
     } else if (shown === "playing") {
       // The latest rival's end comes first, said once by the status (a live region), until
