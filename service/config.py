@@ -105,6 +105,10 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
         ge=1, le=86400, description="seconds a seek waits for an opponent after its player last "
         "polled it, when the player has no socket open"
     )] = 30.0
+    match_wait: Annotated[float, Meta(
+        ge=1, le=7 * 86400, description="seconds a match (a room, a rematch) may wait for "
+        "its start; then it lapses, unrated, and frees its seats"
+    )] = 900.0
 
     # Not a setting: the most a request body or a socket message may hold.
     max_body: ClassVar[int] = 16 * 1024

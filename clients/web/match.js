@@ -346,10 +346,16 @@ export function rivalNews(prev, next, playerId) {
  * "The match is over: you cleared the board in 12.117 s, 2nd place. Ann won."
  */
 export function overWords(view, playerId) {
+  if (neverPlayed(view)) return "Nobody started this match in time: it is over, and its seats are free.";
   const i = seatOf(view, playerId);
   const outcome = view.mode === "coop" ? teamOutcome(view, i >= 0) : i >= 0 ? seatEnd(view, view.seats[i]) : "";
   const winner = view.mode === "race" ? winnerWords(view, i) : "";
   return `The match is over${outcome ? `: ${outcome}` : ""}.${winner ? ` ${winner}` : ""}`;
+}
+
+/** An ended match whose seats all still wait: it lapsed before anybody started it. */
+export function neverPlayed(view) {
+  return view.status === "finished" && view.seats.every((s) => s.status === "waiting");
 }
 
 /** How a race's seat ended, as said to its player: "you won the race in 12.117 s". */

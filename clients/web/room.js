@@ -12,7 +12,7 @@ import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
   playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
-  seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
+  neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
 import { tokens } from "./storage.js";
@@ -579,8 +579,9 @@ export class Room {
 
   renderResults() {
     const v = this.view;
-    this.results.hidden = v.status !== "finished";
-    if (v.status !== "finished") return;
+    // A match that never started has no result to show.
+    this.results.hidden = v.status !== "finished" || neverPlayed(v);
+    if (this.results.hidden) return;
     if (v.mode === "coop") return this.renderTeamResult();
     const head = ["Place", "Player", "Time", "Rating", "Replay"];
     const table = el("table", { className: "match-table" },

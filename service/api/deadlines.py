@@ -1,8 +1,9 @@
 """The service keeps matches' times itself: every replica polls the deadlines (a
-countdown's end, a match's time limit) and acts on the ones due, each leased to one
-replica at a time. Starting and ending are changes like any other (``matches.py``), so
-whichever replica commits first does it, once; the others find nothing left to do.
-An ended match leaves the deadlines only once its ratings are written.
+waiting match's lapse, a countdown's end, a match's time limit) and acts on the ones
+due, each leased to one replica at a time. Starting and ending are changes like any
+other (``matches.py``), so whichever replica commits first does it, once; the others
+find nothing left to do. An ended match leaves the deadlines only once its ratings are
+written.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 import msgspec
 
 from ..store import GameNotFound, MatchNotFound, MatchState, StoreUnavailable
-from . import match_rules
+from . import match_rules, matches
 from .backends import Backends
 from .match_rules import Changed
 from .matches import change_match, settle_end
@@ -33,6 +34,9 @@ async def due_step(b: Backends, state: MatchState, now: int) -> Changed | None:
     """What the time alone changes: a countdown over, or the time limit reached. A match
     out of time ends at its ``ends_at``, however late the poll that finds it: its games'
     clocks stop there, at the time limit, as the moves did."""
+    if state.status == "waiting":
+        lapses = matches.lapses_at(b, state)
+        return match_rules.lapse(state, now) if now >= lapses else None
     ends = state.ends_at
     if state.status in ("countdown", "playing") and ends is not None and now >= ends:
         return match_rules.end(await _as_played(b, state, ends), ends)

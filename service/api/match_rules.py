@@ -181,6 +181,14 @@ def progress(state: MatchState, seat: int | None, game: engine.Game, now: int) -
     return finish_if_done(_moved(state, seats, change, seat), now)
 
 
+def lapse(state: MatchState, now: int) -> Changed:
+    """A match still waiting for its start past its time ends, as a match its last seat
+    left does: unrated, nobody placed. Its seats would otherwise hold their players
+    (one match at a time) until each came back to leave it."""
+    return _moved(state, state.seats, "ended", None, status="finished", ended_at=now,
+                  rated=False)
+
+
 def finish_if_done(changed: Changed, now: int) -> Changed:
     state = changed.state
     if state.status in ("countdown", "playing") and all(

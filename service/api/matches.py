@@ -112,9 +112,10 @@ async def settle_end(b: Backends, state: MatchState) -> None:
     not of the places, ratings and recent list the match's end changed."""
     await ratings.apply(b, state)
     now = now_ms()
+    # A match that never started (it lapsed) was played by nobody.
     await asyncio.gather(*(
         b.players.add_recent(seat.player_id, recent_entry(state, seat), now)
-        for seat in state.seats
+        for seat in state.seats if state.starts_at is not None
     ))
     games = sorted({s.game_id for s in state.seats if s.game_id is not None})
     ended = await asyncio.gather(
@@ -189,11 +190,17 @@ async def create(request: Request) -> Response:
     except BaseException:
         await seating.release(b, owner.player_id, state.id)
         raise
+    await b.matches.schedule(state.id, lapses_at(b, state), first=True)
     metrics.MATCHES.labels("created").inc()
     view = views.match_view(state, now, owner.player_id)
     return MsgspecResponse(
         wire.CreatedMatch(match=view), status_code=201, headers={"Location": f"/matches/{state.id}"}
     )
+
+
+def lapses_at(b: Backends, state: MatchState) -> int:
+    """When a match still waiting for its start ends (``match_rules.lapse``)."""
+    return state.created_at + round(b.config.match_wait * 1000)
 
 
 async def begin(b: Backends, match_id: str, by: str | None = None) -> MatchState:
@@ -359,6 +366,7 @@ async def rematch(request: Request) -> Response:
         made = await b.matches.create(state, update(Changed(state, "joined", 0), now))
         if made:
             metrics.MATCHES.labels("created").inc()
+            await b.matches.schedule(new_id, lapses_at(b, state), first=True)
         else:
 
             async def sit(state: MatchState, now: int) -> Changed | None:

@@ -180,9 +180,11 @@ class MatchStore:
 
     # ---- deadlines --------------------------------------------------------------------------
 
-    async def schedule(self, match_id: str, due_ms: int) -> None:
+    async def schedule(self, match_id: str, due_ms: int, *, first: bool = False) -> None:
+        """Put the match's next deadline at ``due_ms``; with ``first``, only when it
+        has none yet (a later stage's, set at the same moment, stands)."""
         with redis_errors():
-            await self.redis.zadd(keys.match_deadlines(), {match_id: due_ms})
+            await self.redis.zadd(keys.match_deadlines(), {match_id: due_ms}, nx=first)
 
     async def unschedule(self, match_id: str) -> bool:
         """Take the match off the deadlines: False when it was not on them (any more)."""

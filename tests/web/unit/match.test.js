@@ -426,6 +426,8 @@ describe("a match's words", () => {
     assert.equal(overWords(over, "p2"), "The match is over: you cleared the board in 12.117 s, 2nd place. Ann won.");
     assert.equal(overWords(over, "p3"), "The match is over: you resigned, 3rd place. Ann won.");
     assert.equal(overWords(over, "p9"), "The match is over. Ann won.");
+    const lapsed = match({ status: "finished", rated: false, seats: [seat("p1", "Ann"), seat("p2", "Bob")] });
+    assert.equal(overWords(lapsed, "p1"), "Nobody started this match in time: it is over, and its seats are free.");
     const penalised = match({ status: "finished", seats: [
       seat("p1", "Ann", { status: "won", time_ms: 29_149, penalties: 1, place: 1, game_id: B }),
       seat("p2", "Bob", { status: "lost", place: 2, game_id: A, ...progress(12) }),
