@@ -61,7 +61,10 @@ async def prepare(
         return None
     won = game.status == "won"
     verdict = None
-    if won and not record.bot and rankable(record, game):
+    # A race seat's win too: a human account that plays like a program is held off
+    # the human ratings as it is off the leaderboards (``matches.held_seats``).
+    race_seat = record.match_id is not None and record.seat >= 0
+    if won and not record.bot and (rankable(record, game) or race_seat):
         verdict = held.verdict(
             game.preset or "", game.bbbv, game.elapsed_ms(now),
             await _move_times(b, game_id, now),

@@ -70,7 +70,7 @@ async def change_match(b: Backends, match_id: str, step: Step) -> tuple[MatchSta
             current = await b.matches.ratings(
                 ratings.pool(new.seats[0].bot), [s.player_id for s in new.seats]
             )
-            new = ratings.with_changes(new, current)
+            new = ratings.with_changes(new, current, await held_seats(b, new))
             changed = Changed(new, changed.change, changed.seat)
         if await b.matches.commit(match_id, rev, new, update(changed, now)):
             metrics.MATCHES.labels(changed.change).inc()
@@ -196,6 +196,23 @@ async def create(request: Request) -> Response:
     return MsgspecResponse(
         wire.CreatedMatch(match=view), status_code=201, headers={"Location": f"/matches/{state.id}"}
     )
+
+
+async def held_seats(b: Backends, state: MatchState) -> frozenset[int]:
+    """The race seats whose win is held (a human's no person could play: its game says
+    why), which the race's ratings leave out."""
+    won = [(i, s.game_id) for i, s in enumerate(state.seats)
+           if s.status == "won" and not s.bot and s.game_id is not None]
+    found = await asyncio.gather(*(b.games.load(g) for _, g in won), return_exceptions=True)
+    held: set[int] = set()
+    for (i, _), record in zip(won, found, strict=True):
+        if isinstance(record, store.GameNotFound):
+            continue
+        if isinstance(record, BaseException):
+            raise record
+        if record.held:
+            held.add(i)
+    return frozenset(held)
 
 
 def lapses_at(b: Backends, state: MatchState) -> int:

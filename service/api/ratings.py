@@ -45,22 +45,27 @@ def shown(mu: float) -> float:
 
 
 def with_changes(
-    state: MatchState, current: dict[str, tuple[float, float, int]]
+    state: MatchState, current: dict[str, tuple[float, float, int]],
+    held: frozenset[int] = frozenset(),
 ) -> MatchState:
-    """The finished race with every seat's rating before and after, from its place."""
-    seats = state.seats
-    before = [current.get(s.player_id, (MU, SIGMA, 0)) for s in seats]
+    """The finished race with every seat's rating before and after, from its place.
+    The ``held`` seats (a human's win no person could play) are left out, as they are
+    of the human leaderboards: the others are rated among themselves, and with fewer
+    than two of them the race rates nobody."""
+    rated = [i for i in range(len(state.seats)) if i not in held]
+    if len(rated) < 2:
+        return msgspec.structs.replace(state, rated=False)
+    seats = list(state.seats)
+    before = [current.get(seats[i].player_id, (MU, SIGMA, 0)) for i in rated]
     teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma, _ in before]
-    ranks = [float(s.place or len(seats)) for s in seats]
+    ranks = [float(seats[i].place or len(seats)) for i in rated]
     after = MODEL.rate(teams, ranks=ranks)
-    out = tuple(
-        msgspec.structs.replace(
-            seat, rating_before=old[0], rating_after=new[0].mu, deviation_before=old[1],
+    for i, old, new in zip(rated, before, after, strict=True):
+        seats[i] = msgspec.structs.replace(
+            seats[i], rating_before=old[0], rating_after=new[0].mu, deviation_before=old[1],
             deviation_after=new[0].sigma,
         )
-        for seat, old, new in zip(seats, before, after, strict=True)
-    )
-    return msgspec.structs.replace(state, seats=out)
+    return msgspec.structs.replace(state, seats=tuple(seats))
 
 
 async def apply(b: Backends, state: MatchState) -> None:
@@ -70,9 +75,9 @@ async def apply(b: Backends, state: MatchState) -> None:
     if not state.rated or state.mode != "race" or state.status != "finished":
         return
     changes = [
-        (s.player_id, (s.rating_after or MU) - (s.rating_before or MU), s.deviation_before,
+        (s.player_id, s.rating_after - (s.rating_before or MU), s.deviation_before,
          s.deviation_after or SIGMA)
-        for s in state.seats
+        for s in state.seats if s.rating_after is not None  # a held seat is not rated
     ]
     await b.matches.apply_ratings(pool(state.seats[0].bot), state.id, MU, changes,
                                   established=ESTABLISHED_GAMES)

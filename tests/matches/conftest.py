@@ -91,11 +91,12 @@ def wait_until_started(api: Api, match: dict[str, Any], instant: str = "starts_a
         time.sleep(max(0.01, (starts - now) / 1000))
 
 
-def started_race(a: Api, b: Api, **body: Any) -> tuple[dict[str, Any], Player, Player,
-                                                    dict[str, str]]:
+def started_race(a: Api, b: Api, *, bots: bool = False, **body: Any) -> tuple[
+        dict[str, Any], Player, Player, dict[str, str]]:
     """A two-seat race between two new players, Alice (on ``a``) and Bob (on ``b``), once
-    its countdown is over: the match, the two, and each one's game id (only theirs)."""
-    alice, bob = a.register(), b.register()
+    its countdown is over: the match, the two, and each one's game id (only theirs).
+    ``bots`` for a race whose wins come as fast as HTTP goes and still count."""
+    alice, bob = a.register(bot=bots), b.register(bot=bots)
     match = new_match(a, alice, seats=2, **body)
     call(b, "POST", f"/matches/{match['id']}/join", bob)
     games = {}

@@ -59,14 +59,16 @@ def replay_layouts(api: Api, game_ids: list[str]) -> list[tuple[Any, Any]]:
 
 def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Redis) -> None:
     a, b = clients
-    alice, bob = a.register(), b.register()
+    # Bots: they win as fast as HTTP goes, which would hold a human's win off the
+    # ratings (a test of its own, below).
+    alice, bob = a.register(bot=True), b.register(bot=True)
     match = new_match(a, alice, seats=2)
     assert match["status"] == "waiting" and match["rated"] and match["on_mine"] == "penalty"
     assert [s["player"]["id"] for s in match["seats"]] == [alice.id]
     call(b, "POST", f"/matches/{match['id']}/join", bob)
     again = call(a, "POST", f"/matches/{match['id']}/join", alice, expect=409)
     assert again["code"] == "already_seated"
-    carol = b.register()
+    carol = b.register(bot=True)
     full = call(b, "POST", f"/matches/{match['id']}/join", carol, expect=409)
     assert full["code"] == "match_started"
 
@@ -125,12 +127,12 @@ def test_two_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Re
         assert [(r["id"], r["result"]) for r in recent] == [
             (match["id"], "won" if seat["place"] == 1 else "lost")
         ]
-    applied = store.sismember(keys.ratings_applied("race:human"), match["id"])
+    applied = store.sismember(keys.ratings_applied("race:bot"), match["id"])
     assert applied
     # One race makes a provisional rating, not yet listed.
     assert all(a.player(s["player"]["id"])["ratings"]["race"]["provisional"]
                for s in end["seats"])
-    top = call(b, "GET", "/ratings/race?limit=100")
+    top = call(b, "GET", "/ratings/race?limit=100&bot=true")
     assert not {s["player"]["id"] for s in end["seats"]} & {e["player_id"] for e in top["entries"]}
 
 
@@ -154,7 +156,7 @@ def test_a_rating_is_listed_once_its_fifth_race_establishes_it(
 def test_eight_seat_race_across_replicas(clients: tuple[Api, Api], store: redis.Redis) -> None:
     a, b = clients
     apis = [a, b]
-    players = [apis[i % 2].register() for i in range(8)]
+    players = [apis[i % 2].register(bot=True) for i in range(8)]
     match = new_match(a, players[0], seats=8, preset="intermediate")
     for i, p in enumerate(players[1:], start=1):
         call(apis[i % 2], "POST", f"/matches/{match['id']}/join", p)
@@ -456,7 +458,7 @@ def test_every_seats_player_hears_of_the_end_once(
     resigns the match ends, and each of them gets their view once more, with the
     match's rating and recent entry (on the socket of the replica that did not end it)."""
     a, b = clients
-    match, alice, bob, games = started_race(a, b)
+    match, alice, bob, games = started_race(a, b, bots=True)
     with _player_socket(b, alice) as alice_ws, _player_socket(a, bob) as bob_ws:
         won = play_to_win(Seat(a, alice, games[alice.id]), mines_of(store, games[alice.id]))
         assert won["status"] == "won"
@@ -471,3 +473,44 @@ def test_every_seats_player_hears_of_the_end_once(
             assert told["player"]["recent"][0]["id"] == match["id"]
         for ws in (alice_ws, bob_ws):
             _quiet(ws, 2)
+
+
+def test_a_human_seat_that_wins_like_a_program_is_left_out_of_the_ratings(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """As on the leaderboards, a human account's win no person could play (here: a
+    beginner board cleared as fast as HTTP goes) is held, and the race's ratings leave
+    it out: the other seats are rated among themselves."""
+    a, b = clients
+    alice, bob, carol = a.register(), b.register(), a.register()
+    match = new_match(a, alice, seats=3, preset="beginner")
+    for api, p in ((b, bob), (a, carol)):
+        call(api, "POST", f"/matches/{match['id']}/join", p)
+    seats = seats_of([a, b, a], [alice, bob, carol], match["id"])
+    wait_until_started(a, call(a, "GET", f"/matches/{match['id']}"))
+    for api, p in ((b, bob), (a, carol)):
+        call(api, "POST", f"/matches/{match['id']}/leave", p)
+    assert play_to_win(seats[0], mines_of(store, seats[0].game_id))["status"] == "won"
+    end = wait_for_match(b, match["id"], "finished")
+    assert end["rated"], end
+    first = next(s for s in end["seats"] if s["player"]["id"] == alice.id)
+    assert first["place"] == 1 and first["rating_after"] is None, first
+    assert a.view(seats[0].game_id)["held"] is not None
+    assert "race" not in a.player(alice.id)["ratings"]
+    for p in (bob, carol):
+        assert a.player(p.id)["ratings"]["race"]["games"] == 1
+
+
+def test_a_two_seat_race_won_like_a_program_rates_nobody(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    a, b = clients
+    match, alice, bob, games = started_race(a, b, preset="beginner")
+    call(b, "POST", f"/matches/{match['id']}/leave", bob)
+    seat = Seat(a, alice, games[alice.id])
+    assert play_to_win(seat, mines_of(store, seat.game_id))["status"] == "won"
+    end = wait_for_match(b, match["id"], "finished")
+    assert not end["rated"], end
+    assert all(s["rating_after"] is None for s in end["seats"])
+    for p in (alice, bob):
+        assert "race" not in a.player(p.id)["ratings"]
