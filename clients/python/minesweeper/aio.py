@@ -414,7 +414,7 @@ class AsyncClient:
         *,
         since: int | None = None,
         token: str | None = None,
-        retries: int = 8,
+        retries: int | None = 8,
     ) -> LiveGame:
         """A live connection to ``game``, to use with ``async with``: iterate it for
         messages, and with a token (the handle's, or ``token=``) send moves over it."""
@@ -425,12 +425,13 @@ class AsyncClient:
         )
 
     async def watch(
-        self, game: Game | str, since: int | None = None, *, retries: int = 8
+        self, game: Game | str, since: int | None = None, *, retries: int | None = 8
     ) -> AsyncGenerator[LiveMessage, None]:
         """Every live message of ``game``: a snapshot (or, with ``since``, the diffs
         after that version), then each diff in order, heartbeats and resets. Resumes
         with ``since`` by itself after a dropped connection or a missed version;
-        ``ConnectionError`` when it could not after ``retries`` tries."""
+        ``ConnectionError`` when it could not after ``retries`` tries (about 11 s of
+        outage for the default 8; ``None``: it keeps trying)."""
         async with LiveGame(self.base_url, _http.game_id(game), since=since,
                             retries=retries, timeout=self.timeout,
                             heartbeat_timeout=self.heartbeat_timeout) as live:
@@ -443,7 +444,7 @@ class AsyncClient:
         *,
         since: int | None = None,
         player_token: str | None = None,
-        retries: int = 8,
+        retries: int | None = 8,
         until_finished: bool = True,
     ) -> AsyncGenerator[MatchServerMessage, None]:
         """Every message of a match's socket: the match, then each update in order (and
@@ -451,7 +452,8 @@ class AsyncClient:
         connection or a missed version. With the player's token (``player_token`` or the
         client's) the match shows the player's own race seat's game. It ends after the
         match or update that shows the match ``finished``, unless ``until_finished`` is
-        false (then it goes on with the updates after the end: a rematch asked for)."""
+        false (then it goes on with the updates after the end: a rematch asked for).
+        ``retries=None`` keeps resuming however long the service is away."""
         token = player_token or self.player_token
         messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries,
                                 self.heartbeat_timeout, until_finished=until_finished)
