@@ -17,6 +17,7 @@ import httpx
 from . import _http
 from .game import Game
 from .live import HEARTBEAT_TIMEOUT, LiveGame, LiveMessage  # async only
+from .live import player_events as _player_events  # async only
 from .live import watch_match as _watch_match  # async only
 from .wire import (
     Action,
@@ -38,6 +39,7 @@ from .wire import (
     OnMine,
     PauseAction,
     PlayerRename,
+    PlayerServerMessage,  # async only
     PlayerView,
     PresetName,
     RatingList,
@@ -280,8 +282,11 @@ class AsyncClient:
         self, preset: PresetName = "beginner", *, no_guess: bool = True,
         player_token: str | None = None,
     ) -> SeekView:
-        """Look for an opponent for a rated race; poll it with :meth:`get_seek` (or keep
-        the player's socket open) until it is ``matched``."""
+        """Look for an opponent for a rated race: a seek ``waiting`` until it is
+        ``matched`` (its ``match_id`` then names the race, whose countdown has begun),
+        ``expired`` (30 s after the last poll, unless the player's socket is open) or
+        ``cancelled``. Poll it with :meth:`get_seek`, or listen on the player's socket for
+        its ``Matched`` (``player_events``, of the asynchronous client)."""
         response = await self._http.post(
             "/seeks", content=_http.encode(NewSeek(preset=preset, no_guess=no_guess)),
             headers={"Content-Type": "application/json",
@@ -294,6 +299,8 @@ class AsyncClient:
         return _http.decode(await self._http.get(f"/seeks/{seek_id}"), SeekView)
 
     async def cancel_seek(self, seek_id: str, *, player_token: str | None = None) -> SeekView:
+        """Withdraw a waiting seek: ``cancelled``. One that paired already stays
+        ``matched`` and its match goes on: :meth:`leave_match` withdraws from that."""
         response = await self._http.delete(
             f"/seeks/{seek_id}", headers=_http.auth(player_token or self.player_token)
         )
@@ -457,6 +464,25 @@ class AsyncClient:
         token = player_token or self.player_token
         messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries,
                                 self.heartbeat_timeout, until_finished=until_finished)
+        async with contextlib.aclosing(messages):  # a caller who stops closes the socket
+            async for message in messages:
+                yield message
+
+    async def player_events(
+        self, *, player_token: str | None = None, retries: int | None = 8
+    ) -> AsyncGenerator[PlayerServerMessage, None]:
+        """The player's own socket (``player_token``, or the client's): a
+        :class:`~minesweeper.PlayerSnapshot` first and whenever the player changed, a
+        :class:`~minesweeper.Matched` naming the match when their seek pairs (again
+        after a resume while they still play it), and heartbeats. While it is open the
+        seek does not expire and goes on pairing: a bot may seek, then only listen here.
+        Resumes by itself like :meth:`watch_match`; a refused token raises its
+        :class:`~minesweeper.ApiError`."""
+        token = player_token or self.player_token
+        if token is None:
+            raise ValueError("player_events needs a player's token")
+        messages = _player_events(self.base_url, token, self.timeout, retries,
+                                  self.heartbeat_timeout)
         async with contextlib.aclosing(messages):  # a caller who stops closes the socket
             async for message in messages:
                 yield message

@@ -269,8 +269,11 @@ class Client:
         self, preset: PresetName = "beginner", *, no_guess: bool = True,
         player_token: str | None = None,
     ) -> SeekView:
-        """Look for an opponent for a rated race; poll it with :meth:`get_seek` (or keep
-        the player's socket open) until it is ``matched``."""
+        """Look for an opponent for a rated race: a seek ``waiting`` until it is
+        ``matched`` (its ``match_id`` then names the race, whose countdown has begun),
+        ``expired`` (30 s after the last poll, unless the player's socket is open) or
+        ``cancelled``. Poll it with :meth:`get_seek`, or listen on the player's socket for
+        its ``Matched`` (``player_events``, of the asynchronous client)."""
         response = self._http.post(
             "/seeks", content=_http.encode(NewSeek(preset=preset, no_guess=no_guess)),
             headers={"Content-Type": "application/json",
@@ -283,6 +286,8 @@ class Client:
         return _http.decode(self._http.get(f"/seeks/{seek_id}"), SeekView)
 
     def cancel_seek(self, seek_id: str, *, player_token: str | None = None) -> SeekView:
+        """Withdraw a waiting seek: ``cancelled``. One that paired already stays
+        ``matched`` and its match goes on: :meth:`leave_match` withdraws from that."""
         response = self._http.delete(
             f"/seeks/{seek_id}", headers=_http.auth(player_token or self.player_token)
         )

@@ -37,6 +37,7 @@ from .wire import (
     MatchServerMessage,
     MatchSnapshot,
     MatchUpdate,
+    PlayerServerMessage,
     Reset,
     Result,
     RevealMessage,
@@ -501,3 +502,63 @@ async def watch_match(
             yield held
         await asyncio.sleep(0.05)
 
+
+_player_messages: msgspec.json.Decoder[PlayerServerMessage] = msgspec.json.Decoder(
+    PlayerServerMessage
+)
+
+
+async def player_events(
+    base_url: str,
+    token: str,
+    timeout: float,
+    retries: int | None = 8,
+    heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+) -> AsyncGenerator[PlayerServerMessage, None]:
+    """The player's own socket, decoded: the player (a ``PlayerSnapshot``), then the
+    player again whenever they changed, a ``Matched`` when their seek pairs, and
+    heartbeats. While it is open the player's seek stays alive and goes on pairing.
+
+    After a dropped socket, or one silent for ``heartbeat_timeout`` seconds, it connects
+    again (the player comes first again, and ``Matched`` again if the seek paired into a
+    match the player still plays, perhaps meanwhile); ``ConnectionError`` once ``retries``
+    tries in a row failed (``None``: never). The first connection's failure is raised at
+    once, and so is the :class:`~minesweeper.ApiError` of a refused token.
+    """
+    url = f"{ws_base(base_url)}/players/me/events"
+    failures = 0
+    connected = False
+    while True:
+        try:
+            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
+                               user_agent_header=_http.USER_AGENT)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            if not connected:
+                raise
+            failures += 1
+            if retries is not None and failures > retries:
+                raise ConnectionError("lost the player's socket and could not resume") from exc
+            await asyncio.sleep(backoff(failures))
+            continue
+        connected, failures = True, 0
+        try:
+            async with ws:
+                await ws.send(_encoder.encode(Auth(token=token)).decode())
+                while True:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
+                    except TimeoutError:
+                        break  # not even a heartbeat: the service stopped answering
+                    try:
+                        message = _player_messages.decode(text)
+                    except msgspec.ValidationError:
+                        continue  # a kind of message newer than this client: not for it
+                    if isinstance(message, Error):
+                        error = error_for(message.problem)
+                        if isinstance(error, StoreUnavailable):
+                            break
+                        raise error
+                    yield message
+        except ConnectionClosed:
+            pass
+        await asyncio.sleep(0.05)
