@@ -247,6 +247,20 @@ class Client:
         """Start with the seats taken so far (the creator only; at least 2 seats)."""
         return self._match_change(match_id, "start", player_token)
 
+    def seat_game(self, match_id: str, *, player_token: str | None = None) -> Game:
+        """A handle on the player's own game in the match (their race seat's, or the co-op
+        team's), kept current by moves made through it with the player's token.
+        ``LookupError`` when the player has no seat, or the match no boards yet
+        (``waiting``: the boards are made when its countdown begins)."""
+        token = player_token or self.player_token
+        me = self.me(player_token=token)
+        view = self.match(match_id, player_token=token)
+        game_id = next((s.game_id for s in view.seats if s.player.id == me.id), None)
+        if game_id is None:
+            state = "no seat" if all(s.player.id != me.id for s in view.seats) else "no game yet"
+            raise LookupError(f"{me.name} has {state} in match {match_id}")
+        return Game(self.get(game_id), token)
+
     def rematch(self, match_id: str, *, player_token: str | None = None) -> MatchView:
         """The same match again with the same players, once it is over: made by the first
         who asks (seat 0), joined by the others; ``rematch_id`` on the old match names it."""

@@ -1,0 +1,41 @@
+"""Playing matches through the SDK."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from minesweeper import Client, NotStarted
+
+from tests.support.play import unique_name
+
+
+def test_seat_game_is_a_tracked_handle_on_the_players_own_game(client: Client) -> None:
+    ada = client.register(unique_name("sg"))
+    bob = client.register(unique_name("sg"))
+    eve = client.register(unique_name("sg"))
+    room = client.new_match("race", "beginner", rated=False, player_token=ada.token)
+    with pytest.raises(LookupError, match="no game yet"):
+        client.seat_game(room.id, player_token=ada.token)
+    client.join_match(room.id, player_token=bob.token)
+    with pytest.raises(LookupError, match="no seat"):
+        client.seat_game(room.id, player_token=eve.token)
+    game = client.seat_game(room.id, player_token=ada.token)
+    theirs = client.seat_game(room.id, player_token=bob.token)
+    assert game.token == ada.token and game.id != theirs.id
+    seats = client.match(room.id, player_token=ada.token).seats
+    assert [s.game_id for s in seats if s.player.id == ada.player.id] == [game.id]
+    hidden = next((x, y) for y, row in enumerate(game.view.board)
+                  for x, c in enumerate(row) if c == "#")
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.flag(game, *hidden, "flag")
+            break
+        except NotStarted:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    assert game[hidden] == "F" and game.view.version == client.get(game.id).version
+    for token in (ada.token, bob.token):
+        client.leave_match(room.id, player_token=token)
+
