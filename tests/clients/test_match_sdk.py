@@ -1,13 +1,17 @@
-"""Playing matches through the SDK."""
+"""Playing matches through the SDK: the seat's game handle, and the README's example."""
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 from minesweeper import Client, NotStarted
 
 from tests.support.play import unique_name
+
+README = Path(__file__).resolve().parents[2] / "clients" / "python" / "README.md"
 
 
 def test_seat_game_is_a_tracked_handle_on_the_players_own_game(client: Client) -> None:
@@ -39,3 +43,13 @@ def test_seat_game_is_a_tracked_handle_on_the_players_own_game(client: Client) -
     for token in (ada.token, bob.token):
         client.leave_match(room.id, player_token=token)
 
+
+def test_the_readme_matches_example_runs_as_written(live_server: str, client: Client) -> None:
+    text = README.read_text()
+    section = text[text.index("### Matches"):]
+    example = re.search(r"```python\n(.*?)```", section, re.S)
+    assert example is not None
+    ada = client.register(unique_name("rm"))
+    bob = client.register(unique_name("rm"))
+    exec(example.group(1), {"Client": Client, "url": live_server,
+                            "ada_token": ada.token, "bob_token": bob.token})
