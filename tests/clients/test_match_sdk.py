@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from minesweeper import Client, NotStarted
+from minesweeper import ApiError, Client, NotStarted
 
 from tests.support.play import unique_name
 
@@ -53,3 +56,32 @@ def test_the_readme_matches_example_runs_as_written(live_server: str, client: Cl
     bob = client.register(unique_name("rm"))
     exec(example.group(1), {"Client": Client, "url": live_server,
                             "ada_token": ada.token, "bob_token": bob.token})
+
+
+def test_the_readme_bot_that_waits_on_its_socket_runs_as_written(
+    live_server: str, client: Client
+) -> None:
+    text = README.read_text()
+    start = text.index("A bot that seeks and waits on its socket:")
+    example = re.search(r"```python\n(.*?)```", text[start:], re.S)
+    assert example is not None
+    bot = client.register(unique_name("rb"), bot=True)
+    rival = client.register(unique_name("rb"), bot=True)
+
+    def seek_later() -> None:
+        time.sleep(1.5)  # the example is listening on its socket by then
+        client.seek("beginner", player_token=rival.token)
+
+    later = threading.Thread(target=seek_later)
+    later.start()
+    names: dict[str, Any] = {"url": live_server, "bot_token": bot.token}
+    try:
+        exec(example.group(1), names)
+    finally:
+        later.join()
+    match = client.match(names["match_id"], player_token=bot.token)
+    assert match.status in ("countdown", "playing")
+    assert bot.player.id in {s.player.id for s in match.seats}
+    for token in (bot.token, rival.token):
+        with contextlib.suppress(ApiError):
+            client.leave_match(match.id, player_token=token)
