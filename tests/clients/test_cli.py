@@ -30,7 +30,7 @@ def test_help(cli: Any) -> None:
     out = cli("--help", url=False).stdout
     for name in ("new", "show", "reveal", "flag", "chord", "watch", "play", "hint", "pause",
                  "resume", "replay", "leaderboard", "register", "profile", "rename", "race",
-                 "match"):
+                 "match", "leave"):
         assert name in out
 
 

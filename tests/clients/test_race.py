@@ -238,6 +238,8 @@ def test_a_coop_match_speaks_of_the_team_not_a_race(
         t.expect("q q leave/quit")
         t.send("q")
         t.expect("q again leaves the game, the team plays on")
+        t.send("q")
+        t.expect(re.escape(text.resigned(match)))  # the screen stays, for the team's end
         assert f"you left the game; the team plays on: minesweeper match {match.id}" in t.quit()
         assert b.match(match.id).status == "playing"
 
@@ -266,7 +268,9 @@ def test_match_joins_a_private_race_and_a_spectator_watches(
             t.expect(r"time \d+   racing")
             t.send("q")
             t.expect("q again resigns the race")
-            assert f"minesweeper match {match.id}" in t.quit()
+            t.send("q")
+            t.expect(re.escape(text.resigned(match)))
+            assert f"you resigned; the race goes on: minesweeper match {match.id}" in t.quit()
             seats = {s.player.name: s.status for s in b.match(match.id).seats}
             assert seats == {name: "resigned", alice.player.name: "playing"}
             b.leave_match(match.id)
@@ -365,10 +369,42 @@ def test_r_asks_for_a_rematch_and_goes_on_in_it(
         assert mine is not None and a.get(mine).status in ("ready", "playing")
         t.send("q")
         t.expect("q again resigns the race")
+        t.send("q")
+        t.expect(re.escape(text.resigned(new)))
         assert f"minesweeper match {new.id}" in t.quit()
         seats = {s.player.name: s.status for s in b.match(new.id).seats}
         assert seats == {name: "resigned", bob: "playing"}
         b.leave_match(new.id)
+
+
+def test_a_resigned_seat_stays_for_the_result_and_its_rematch(
+    replicas: tuple[str, str], cli_env: dict[str, str], racers: list[Terminal],
+) -> None:
+    """q q resigns but keeps the screen: once the others are done the result shows,
+    and r asks for the rematch there."""
+    one, two = replicas
+    name, _ = register(one, cli_env)
+    b, bob = sdk_player(two, "bob")
+    with b:
+        match = b.new_match("race", "beginner", seats=2, rated=False)
+        t = Terminal(one, cli_env, match.id, verb="match")
+        racers.append(t)
+        t.expect(r"time \d+   racing")
+        t.send("qq")
+        t.expect(re.escape(text.resigned(match)))
+        t.expect(r"resigned: waiting for the others")
+        seats = {s.player.name: s.status for s in b.match(match.id).seats}
+        assert seats == {name: "resigned", bob: "playing"}
+        b.leave_match(match.id)
+        t.expect("race over")
+        t.expect(re.escape(text.RACE_OVER_KEYS))
+        t.send("r")
+        t.expect(re.escape(text.rematch_waiting([bob])))
+        rematch_id = b.match(match.id).rematch_id
+        assert rematch_id is not None
+        t.send("q")  # gives the rematch's seat back, and leaves
+        t.child.expect(pexpect.EOF)
+        assert b.match(rematch_id).status == "finished"
 
 
 def test_another_players_rematch_is_offered_and_r_joins_it(

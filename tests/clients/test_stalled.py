@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pexpect
 import pytest
 from minesweeper import AsyncClient, Client, Heartbeat, Snapshot
-from minesweeper.wire import MatchHeartbeat, MatchSnapshot
+from minesweeper.wire import MatchHeartbeat, MatchSnapshot, MatchUpdate
 
 from tests.support.play import unique_name
 from tests.support.servers import ServiceProcess, free_port
@@ -192,3 +192,29 @@ def test_watch_command_reconnects_however_long_the_service_is_away(
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+async def test_retries_none_outlasts_a_long_outage(service: ServiceProcess) -> None:
+    """With ``retries=None`` a match's watch and a game's live connection wait for a
+    service that is away longer than the default 8 tries last (about 11 s)."""
+    async with AsyncClient(service.url, timeout=2) as client:
+        ada = await client.register(unique_name("away"))
+        bob = await client.register(unique_name("away"))
+        room = await client.new_match("race", "beginner", rated=False, player_token=ada.token)
+        game = await client.new_game("beginner")
+        watch = client.watch_match(room.id, retries=None)
+        async with contextlib.aclosing(watch), client.connect(game, retries=None) as live:
+            assert isinstance(await anext(watch), MatchSnapshot)
+            assert isinstance(await anext(live), Snapshot)
+            service.stop()
+            seen = asyncio.create_task(anext(watch))
+            await asyncio.sleep(14)
+            assert not seen.done() and live.version == 0
+            service.start()
+            await client.join_match(room.id, player_token=bob.token)
+            update = await asyncio.wait_for(seen, 30)
+            assert isinstance(update, MatchUpdate) and update.change == "joined"
+            diff = await asyncio.wait_for(live.flag(0, 0), 30)
+            assert diff.version == 1
+            await client.leave_match(room.id, player_token=ada.token)
+            await client.leave_match(room.id, player_token=bob.token)

@@ -7,7 +7,9 @@
     ...     hint = client.hint(game)       # the next cell, and why
 
 :class:`Client` is synchronous, :class:`AsyncClient` asynchronous and can also
-follow a game live (:meth:`AsyncClient.watch`, :meth:`AsyncClient.connect`).
+follow a game live (:meth:`AsyncClient.watch`, :meth:`AsyncClient.connect`), a match
+(:meth:`AsyncClient.watch_match`) and the player's own socket
+(:meth:`AsyncClient.player_events`).
 Answers are the wire Structs of :mod:`minesweeper.wire`, the same the service sends;
 errors are :class:`ApiError` subclasses, one per problem ``code``.
 """
@@ -54,11 +56,15 @@ from .wire import (
     Hinted,
     Leaderboard,
     LeaderboardEntry,
+    Matched,
     MatchHeartbeat,
     MatchServerMessage,
     MatchSnapshot,
     MatchUpdate,
     MatchView,
+    PlayerHeartbeat,
+    PlayerServerMessage,
+    PlayerSnapshot,
     PlayerView,
     Problem,
     Progress,
@@ -124,11 +130,15 @@ __all__ = [
     "MatchStarted",
     "MatchUpdate",
     "MatchView",
+    "Matched",
     "NameTaken",
     "NotFound",
     "NotSeated",
     "NotStarted",
     "Paused",
+    "PlayerHeartbeat",
+    "PlayerServerMessage",
+    "PlayerSnapshot",
     "PlayerView",
     "Problem",
     "Progress",

@@ -17,6 +17,7 @@ import httpx
 from . import _http
 from .game import Game
 from .live import HEARTBEAT_TIMEOUT, LiveGame, LiveMessage  # async only
+from .live import player_events as _player_events  # async only
 from .live import watch_match as _watch_match  # async only
 from .wire import (
     Action,
@@ -38,6 +39,7 @@ from .wire import (
     OnMine,
     PauseAction,
     PlayerRename,
+    PlayerServerMessage,  # async only
     PlayerView,
     PresetName,
     RatingList,
@@ -258,6 +260,20 @@ class AsyncClient:
         """Start with the seats taken so far (the creator only; at least 2 seats)."""
         return await self._match_change(match_id, "start", player_token)
 
+    async def seat_game(self, match_id: str, *, player_token: str | None = None) -> Game:
+        """A handle on the player's own game in the match (their race seat's, or the co-op
+        team's), kept current by moves made through it with the player's token.
+        ``LookupError`` when the player has no seat, or the match no boards yet
+        (``waiting``: the boards are made when its countdown begins)."""
+        token = player_token or self.player_token
+        me = await self.me(player_token=token)
+        view = await self.match(match_id, player_token=token)
+        game_id = next((s.game_id for s in view.seats if s.player.id == me.id), None)
+        if game_id is None:
+            state = "no seat" if all(s.player.id != me.id for s in view.seats) else "no game yet"
+            raise LookupError(f"{me.name} has {state} in match {match_id}")
+        return Game(await self.get(game_id), token)
+
     async def rematch(self, match_id: str, *, player_token: str | None = None) -> MatchView:
         """The same match again with the same players, once it is over: made by the first
         who asks (seat 0), joined by the others; ``rematch_id`` on the old match names it."""
@@ -280,8 +296,11 @@ class AsyncClient:
         self, preset: PresetName = "beginner", *, no_guess: bool = True,
         player_token: str | None = None,
     ) -> SeekView:
-        """Look for an opponent for a rated race; poll it with :meth:`get_seek` (or keep
-        the player's socket open) until it is ``matched``."""
+        """Look for an opponent for a rated race: a seek ``waiting`` until it is
+        ``matched`` (its ``match_id`` then names the race, whose countdown has begun),
+        ``expired`` (30 s after the last poll, unless the player's socket is open) or
+        ``cancelled``. Poll it with :meth:`get_seek`, or listen on the player's socket for
+        its ``Matched`` (``player_events``, of the asynchronous client)."""
         response = await self._http.post(
             "/seeks", content=_http.encode(NewSeek(preset=preset, no_guess=no_guess)),
             headers={"Content-Type": "application/json",
@@ -294,6 +313,8 @@ class AsyncClient:
         return _http.decode(await self._http.get(f"/seeks/{seek_id}"), SeekView)
 
     async def cancel_seek(self, seek_id: str, *, player_token: str | None = None) -> SeekView:
+        """Withdraw a waiting seek: ``cancelled``. One that paired already stays
+        ``matched`` and its match goes on: :meth:`leave_match` withdraws from that."""
         response = await self._http.delete(
             f"/seeks/{seek_id}", headers=_http.auth(player_token or self.player_token)
         )
@@ -414,7 +435,7 @@ class AsyncClient:
         *,
         since: int | None = None,
         token: str | None = None,
-        retries: int = 8,
+        retries: int | None = 8,
     ) -> LiveGame:
         """A live connection to ``game``, to use with ``async with``: iterate it for
         messages, and with a token (the handle's, or ``token=``) send moves over it."""
@@ -425,12 +446,13 @@ class AsyncClient:
         )
 
     async def watch(
-        self, game: Game | str, since: int | None = None, *, retries: int = 8
+        self, game: Game | str, since: int | None = None, *, retries: int | None = 8
     ) -> AsyncGenerator[LiveMessage, None]:
         """Every live message of ``game``: a snapshot (or, with ``since``, the diffs
         after that version), then each diff in order, heartbeats and resets. Resumes
         with ``since`` by itself after a dropped connection or a missed version;
-        ``ConnectionError`` when it could not after ``retries`` tries."""
+        ``ConnectionError`` when it could not after ``retries`` tries (about 11 s of
+        outage for the default 8; ``None``: it keeps trying)."""
         async with LiveGame(self.base_url, _http.game_id(game), since=since,
                             retries=retries, timeout=self.timeout,
                             heartbeat_timeout=self.heartbeat_timeout) as live:
@@ -443,7 +465,7 @@ class AsyncClient:
         *,
         since: int | None = None,
         player_token: str | None = None,
-        retries: int = 8,
+        retries: int | None = 8,
         until_finished: bool = True,
     ) -> AsyncGenerator[MatchServerMessage, None]:
         """Every message of a match's socket: the match, then each update in order (and
@@ -451,10 +473,30 @@ class AsyncClient:
         connection or a missed version. With the player's token (``player_token`` or the
         client's) the match shows the player's own race seat's game. It ends after the
         match or update that shows the match ``finished``, unless ``until_finished`` is
-        false (then it goes on with the updates after the end: a rematch asked for)."""
+        false (then it goes on with the updates after the end: a rematch asked for).
+        ``retries=None`` keeps resuming however long the service is away."""
         token = player_token or self.player_token
         messages = _watch_match(self.base_url, match_id, since, token, self.timeout, retries,
                                 self.heartbeat_timeout, until_finished=until_finished)
+        async with contextlib.aclosing(messages):  # a caller who stops closes the socket
+            async for message in messages:
+                yield message
+
+    async def player_events(
+        self, *, player_token: str | None = None, retries: int | None = 8
+    ) -> AsyncGenerator[PlayerServerMessage, None]:
+        """The player's own socket (``player_token``, or the client's): a
+        :class:`~minesweeper.PlayerSnapshot` first and whenever the player changed, a
+        :class:`~minesweeper.Matched` naming the match when their seek pairs (again
+        after a resume while they still play it), and heartbeats. While it is open the
+        seek does not expire and goes on pairing: a bot may seek, then only listen here.
+        Resumes by itself like :meth:`watch_match`; a refused token raises its
+        :class:`~minesweeper.ApiError`."""
+        token = player_token or self.player_token
+        if token is None:
+            raise ValueError("player_events needs a player's token")
+        messages = _player_events(self.base_url, token, self.timeout, retries,
+                                  self.heartbeat_timeout)
         async with contextlib.aclosing(messages):  # a caller who stops closes the socket
             async for message in messages:
                 yield message

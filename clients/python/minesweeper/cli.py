@@ -12,6 +12,7 @@
     minesweeper play
     minesweeper race --preset expert
     minesweeper match MATCH
+    minesweeper leave MATCH
 
 After ``register`` the player's token is saved, and the games made here are theirs.
 
@@ -122,6 +123,13 @@ def _url(value: str) -> str:
     if scheme not in ("http", "https") or not sep or not rest.strip("/"):
         raise argparse.ArgumentTypeError(
             f"not a service URL (http://HOST[:PORT] or https://...): {value!r}")
+    return value
+
+
+def _match_id(value: str) -> str:
+    """MATCH: a match's id, 32 hex digits."""
+    if not _GAME_ID.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"not a match id (32 hex digits): {value!r}")
     return value
 
 
@@ -287,6 +295,9 @@ def _parser() -> argparse.ArgumentParser:
     match = command("match", "take a seat in a private match and race in it; watch it "
                              "when it started without you")
     match.add_argument("match", metavar="MATCH", help="match id")
+    leave = command("leave", "give up your seat in a match without its screen: freed "
+                             "before the start, resigned after it")
+    leave.add_argument("match", metavar="MATCH", type=_match_id, help="match id")
     return parser
 
 
@@ -485,6 +496,21 @@ class Cli:
             self.dump(player)
             return
         self.out(f"now called {player.name}")
+
+    def leave(self, client: Client) -> None:
+        token = self.player_token()
+        me = client.me(player_token=token)
+        match = client.leave_match(self.args.match, player_token=token)
+        if self.json:
+            self.dump(match)
+            return
+        seat = next((s for s in match.seats if s.player.id == me.id), None)
+        if seat is None:
+            self.out(f"left match {match.id} before its start: the seat is free")
+            return
+        what = "left the team's game of" if match.mode == "coop" else "resigned from"
+        after = "it is over" if match.status == "finished" else "it goes on without you"
+        self.out(f"{what} match {match.id}: {after}")
 
     async def watch(self) -> None:
         a = self.args

@@ -247,6 +247,20 @@ class Client:
         """Start with the seats taken so far (the creator only; at least 2 seats)."""
         return self._match_change(match_id, "start", player_token)
 
+    def seat_game(self, match_id: str, *, player_token: str | None = None) -> Game:
+        """A handle on the player's own game in the match (their race seat's, or the co-op
+        team's), kept current by moves made through it with the player's token.
+        ``LookupError`` when the player has no seat, or the match no boards yet
+        (``waiting``: the boards are made when its countdown begins)."""
+        token = player_token or self.player_token
+        me = self.me(player_token=token)
+        view = self.match(match_id, player_token=token)
+        game_id = next((s.game_id for s in view.seats if s.player.id == me.id), None)
+        if game_id is None:
+            state = "no seat" if all(s.player.id != me.id for s in view.seats) else "no game yet"
+            raise LookupError(f"{me.name} has {state} in match {match_id}")
+        return Game(self.get(game_id), token)
+
     def rematch(self, match_id: str, *, player_token: str | None = None) -> MatchView:
         """The same match again with the same players, once it is over: made by the first
         who asks (seat 0), joined by the others; ``rematch_id`` on the old match names it."""
@@ -269,8 +283,11 @@ class Client:
         self, preset: PresetName = "beginner", *, no_guess: bool = True,
         player_token: str | None = None,
     ) -> SeekView:
-        """Look for an opponent for a rated race; poll it with :meth:`get_seek` (or keep
-        the player's socket open) until it is ``matched``."""
+        """Look for an opponent for a rated race: a seek ``waiting`` until it is
+        ``matched`` (its ``match_id`` then names the race, whose countdown has begun),
+        ``expired`` (30 s after the last poll, unless the player's socket is open) or
+        ``cancelled``. Poll it with :meth:`get_seek`, or listen on the player's socket for
+        its ``Matched`` (``player_events``, of the asynchronous client)."""
         response = self._http.post(
             "/seeks", content=_http.encode(NewSeek(preset=preset, no_guess=no_guess)),
             headers={"Content-Type": "application/json",
@@ -283,6 +300,8 @@ class Client:
         return _http.decode(self._http.get(f"/seeks/{seek_id}"), SeekView)
 
     def cancel_seek(self, seek_id: str, *, player_token: str | None = None) -> SeekView:
+        """Withdraw a waiting seek: ``cancelled``. One that paired already stays
+        ``matched`` and its match goes on: :meth:`leave_match` withdraws from that."""
         response = self._http.delete(
             f"/seeks/{seek_id}", headers=_http.auth(player_token or self.player_token)
         )

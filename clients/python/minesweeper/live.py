@@ -37,6 +37,7 @@ from .wire import (
     MatchServerMessage,
     MatchSnapshot,
     MatchUpdate,
+    PlayerServerMessage,
     Reset,
     Result,
     RevealMessage,
@@ -52,6 +53,12 @@ LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset | Hinted
 _decoder = msgspec.json.Decoder(ServerMessage)
 
 
+def backoff(tries: int) -> float:
+    """Seconds to wait before the ``tries``-th try to resume (from 1)."""
+    # The exponent stops growing long before the cap: a float overflows past 2**1023.
+    return min(0.05 * 2.0 ** min(tries - 1, 16), BACKOFF_CAP)
+
+
 def ws_base(base_url: str) -> str:
     """The service's address for sockets: ``ws://`` for ``http://``, ``wss://`` for TLS."""
     scheme, sep, rest = base_url.rstrip("/").partition("://")
@@ -65,6 +72,10 @@ CLOSE_TIMEOUT = 1.0
 # heartbeat every 15 s (its HEARTBEAT_SECONDS) while nothing else happens, so a socket
 # with nothing for about twice that is held by a service that stopped answering.
 HEARTBEAT_TIMEOUT = 35.0
+# Resuming waits 0.05 s before its first try, twice as long before each next, and never
+# longer than this between two: the default 8 tries give a service about 11 s to come
+# back, and ``retries=None`` outlasts a rolling deploy at one try every 5 s.
+BACKOFF_CAP = 5.0
 
 # The service closes a socket that sends more than about 20 messages a second (in bursts
 # of up to 40): moves quicker than this wait their turn here rather than lose the
@@ -92,10 +103,12 @@ class LiveGame:
     this client are skipped). It raises the
     :class:`~minesweeper.ApiError` the service reports for the connection (an unknown
     game, a wrong token) and ``ConnectionError`` when it could not resume after
-    ``retries`` attempts. ``max_size`` is the largest message taken, websockets' own
-    1 MiB by default: the largest board's snapshot fits, and so does any diff of it,
-    since the service sends a big change as runs. A socket that brings nothing, not
-    even a heartbeat, for ``heartbeat_timeout`` seconds counts as dropped, and resumes.
+    ``retries`` attempts (``None``: it keeps trying for as long as it is open, one try
+    every :data:`BACKOFF_CAP` seconds at most). ``max_size`` is the largest message
+    taken, websockets' own 1 MiB by default: the largest board's snapshot fits, and so
+    does any diff of it, since the service sends a big change as runs. A socket that
+    brings nothing, not even a heartbeat, for ``heartbeat_timeout`` seconds counts as
+    dropped, and resumes.
     """
 
     def __init__(
@@ -105,7 +118,7 @@ class LiveGame:
         *,
         token: str | None = None,
         since: int | None = None,
-        retries: int = 8,
+        retries: int | None = 8,
         timeout: float = 10.0,
         max_size: int = 2**20,
         heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
@@ -341,11 +354,11 @@ class LiveGame:
         return True
 
     async def _reconnect(self) -> None:
-        delay = 0.05
+        tries = 0
         last: BaseException | None = None
-        for _ in range(self._retries):
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+        while self._retries is None or tries < self._retries:
+            tries += 1
+            await asyncio.sleep(backoff(tries))
             try:
                 await self._connect()
                 return
@@ -391,7 +404,7 @@ async def watch_match(
     since: int | None,
     token: str | None,
     timeout: float,
-    retries: int = 8,
+    retries: int | None = 8,
     heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
     *,
     until_finished: bool = True,
@@ -410,7 +423,8 @@ async def watch_match(
     An error the service sends is yielded, and the watch ends with it. The first
     connection's failure is raised at once (``OSError`` or a
     handshake error), as :meth:`LiveGame.open` does; a lost one that did not come back
-    after ``retries`` attempts raises ``ConnectionError``.
+    after ``retries`` attempts raises ``ConnectionError`` (``retries=None``: it never
+    gives up).
     """
     base = f"{ws_base(base_url)}/matches/{match_id}/events"
     version = since
@@ -425,11 +439,11 @@ async def watch_match(
             if not connected:
                 raise
             failures += 1
-            if failures > retries:
+            if retries is not None and failures > retries:
                 raise ConnectionError(
                     f"lost the socket of match {match_id} and could not resume"
                 ) from exc
-            await asyncio.sleep(min(0.05 * 2 ** (failures - 1), 5.0))
+            await asyncio.sleep(backoff(failures))
             continue
         connected, failures = True, 0
         refused = False
@@ -486,4 +500,65 @@ async def watch_match(
             pass
         if held is not None:
             yield held
+        await asyncio.sleep(0.05)
+
+
+_player_messages: msgspec.json.Decoder[PlayerServerMessage] = msgspec.json.Decoder(
+    PlayerServerMessage
+)
+
+
+async def player_events(
+    base_url: str,
+    token: str,
+    timeout: float,
+    retries: int | None = 8,
+    heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+) -> AsyncGenerator[PlayerServerMessage, None]:
+    """The player's own socket, decoded: the player (a ``PlayerSnapshot``), then the
+    player again whenever they changed, a ``Matched`` when their seek pairs, and
+    heartbeats. While it is open the player's seek stays alive and goes on pairing.
+
+    After a dropped socket, or one silent for ``heartbeat_timeout`` seconds, it connects
+    again (the player comes first again, and ``Matched`` again if the seek paired into a
+    match the player still plays, perhaps meanwhile); ``ConnectionError`` once ``retries``
+    tries in a row failed (``None``: never). The first connection's failure is raised at
+    once, and so is the :class:`~minesweeper.ApiError` of a refused token.
+    """
+    url = f"{ws_base(base_url)}/players/me/events"
+    failures = 0
+    connected = False
+    while True:
+        try:
+            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
+                               user_agent_header=_http.USER_AGENT)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            if not connected:
+                raise
+            failures += 1
+            if retries is not None and failures > retries:
+                raise ConnectionError("lost the player's socket and could not resume") from exc
+            await asyncio.sleep(backoff(failures))
+            continue
+        connected, failures = True, 0
+        try:
+            async with ws:
+                await ws.send(_encoder.encode(Auth(token=token)).decode())
+                while True:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
+                    except TimeoutError:
+                        break  # not even a heartbeat: the service stopped answering
+                    try:
+                        message = _player_messages.decode(text)
+                    except msgspec.ValidationError:
+                        continue  # a kind of message newer than this client: not for it
+                    if isinstance(message, Error):
+                        error = error_for(message.problem)
+                        if isinstance(error, StoreUnavailable):
+                            break
+                        raise error
+                    yield message
+        except ConnectionClosed:
+            pass
         await asyncio.sleep(0.05)

@@ -5,7 +5,8 @@ table of places, times and rating changes at the end.
 Waiting for a match to start is plain lines on the normal screen, and Ctrl-C then gives
 the place up (the seek is deleted, the seat freed) rather than leaving it to expire. Ctrl-C on the
 race screen quits the program but not the race: the seat plays on, and the line left
-on the normal screen says how to get back to it. The
+on the normal screen says how to get back to it. A seat resigned with ``q q`` stays on
+the screen until the match ends, for its result and the rematch. The
 race itself is :mod:`.play`'s terminal game on the seat's own board, with the match's
 socket feeding the opponents' counts: nothing of their boards is ever sent.
 """
@@ -311,8 +312,13 @@ class Racer(Player):
         elif self.match.status == "waiting":
             self.message = text.rematch_waiting(self.missing())
         else:
-            self.message = f"your {self.what} is over: q to quit"
+            self.message = text.resigned(self.match) if self.resigned() else (
+                f"your {self.what} is over: q to quit")
         return True
+
+    def resigned(self) -> bool:
+        seat = _seat(self.match, self.me)
+        return seat is not None and seat.status == "resigned"
 
     async def press(self, key: str) -> None:
         quitting = key in ("q", "\x1b")
@@ -340,8 +346,15 @@ class Racer(Player):
         self.draw()
 
     async def resign(self) -> None:
-        if await self.attempt(self.client.leave_match(self.match.id), "not resigned"):
-            self.stop()
+        """Resign (co-op: leave the game to the team) and stay: the result, and the
+        rematch ``r`` asks for, can only come once the others are done."""
+        match = await self.attempt(self.client.leave_match(self.match.id), "not resigned")
+        if match is None:
+            return
+        if match.version >= self.match.version:
+            self.match = match
+        if self.match.status != "finished":
+            self.message = text.resigned(self.match)
 
     # ---- the screen -------------------------------------------------------------------
 
@@ -501,4 +514,6 @@ async def run(
                               text.rematch_left(end.id)])
         if end.mode == "coop":
             return f"you left the game; the team plays on: minesweeper match {end.id} to watch it"
+        if racer.resigned():
+            return f"you resigned; the race goes on: minesweeper match {end.id} to watch it"
         return f"you left the race; it goes on: minesweeper match {end.id} to watch it"

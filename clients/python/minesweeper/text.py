@@ -490,6 +490,14 @@ def rematch_asked(match_id: str) -> str:
 
 
 
+def resigned(match: MatchView) -> str:
+    """Said on the screen of a seat that resigned while the others play on: the result
+    comes when they are done, and the rematch with it."""
+    if match.mode == "coop":
+        return "you left the game to the team: its end shows here (then r for a rematch)"
+    return "you resigned: the result shows when the others finish (then r for a rematch)"
+
+
 def left_seat_playing(match: MatchView) -> str:
     """Said when Ctrl-C left a match's screen while the seat still played: the seat is
     not given up (q q does that), and how to get back to it."""
