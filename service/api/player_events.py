@@ -95,11 +95,11 @@ class PlayerSession(Socket):
         touched = -math.inf
         while True:
             now = now_ms()
-            if now - touched >= b.config.seek_expiry * 1000 / 3:
-                await b.matches.touch_player_seek(self.player_id, now)
+            touch = now - touched >= b.config.seek_expiry * 1000 / 3
+            if touch:
                 touched = now
-            await seeks.advance(b, self.player_id, settled)
-            await asyncio.sleep(SEEK_STEP_SECONDS)
+            await seeks.advance(b, self.player_id, settled, touch=touch)
+            await asyncio.sleep(min(SEEK_STEP_SECONDS, b.config.seek_expiry / 3))
 
     async def receive(self) -> None:
         """Nothing more is taken on this socket; what a client sends is answered with an

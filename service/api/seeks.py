@@ -174,9 +174,10 @@ async def _made(b: Backends, seek: Seek, pool: str) -> None:
         await matches.begin(b, seek.match_id)
 
 
-async def advance(b: Backends, player_id: str, settled: set[str]) -> None:
-    """What a poll of the player's latest seek would do. ``settled`` holds the seeks
-    found past needing it (their match made, or no longer waiting), not read again."""
+async def advance(b: Backends, player_id: str, settled: set[str], *, touch: bool) -> None:
+    """What a poll of the player's latest seek would do, keeping it alive when ``touch``.
+    ``settled`` holds the seeks found past needing it (their match made, or no longer
+    waiting), not read again."""
     seek_id = await b.matches.player_seek(player_id)
     if seek_id is None or seek_id in settled:
         return
@@ -186,6 +187,8 @@ async def advance(b: Backends, player_id: str, settled: set[str]) -> None:
         return
     if seek.status == "waiting":
         await _pair(b, seek_id, pool, player_id)
+        if touch:
+            await b.matches.touch_seek(seek_id, now_ms())
     elif seek.status == "matched" and seek.match_id is not None:
         await _made(b, seek, pool)
         if seek.paired_at is not None and now_ms() - seek.paired_at >= MAKE_GRACE_MS:

@@ -262,13 +262,6 @@ class MatchStore:
             found = cast(Any, await self.redis.get(keys.player_seek(player_id)))
         return found.decode() if found else None
 
-    async def touch_player_seek(self, player_id: str, now_ms: int) -> None:
-        """The player has a socket open: their seek, if any, does not expire."""
-        with redis_errors():
-            seek_id = cast(Any, await self.redis.get(keys.player_seek(player_id)))
-            if seek_id:
-                await self.redis.hset(keys.seek(seek_id.decode()), "alive", now_ms)
-
     async def cancel_seek(self, seek_id: str, pool: str) -> bool:
         """Cancel a waiting seek; False when it was no longer waiting."""
         script = (

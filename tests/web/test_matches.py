@@ -893,6 +893,16 @@ def sit_down(m: Minesweeper, match_id: str) -> None:
     take.click()
 
 
+def race_begun(m: Minesweeper, rival: Rival) -> dict[str, Any]:
+    """A beginner race the rival opens, with the page seated in it, once its countdown
+    is over and the board shows: the match."""
+    match: dict[str, Any] = rival.post("/matches", mode="race", preset="beginner")["match"]
+    sit_down(m, match["id"])
+    expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+    in_view(m.grid)
+    return match
+
+
 def open_a_known_mine(m: Minesweeper, mines: int = 10) -> None:
     """Plays on until the solver knows a mine, then opens it: a penalty."""
     def known() -> list[tuple[int, int]]:
@@ -1328,10 +1338,7 @@ def test_the_last_to_finish_a_race_hears_its_place_once(
             m: Minesweeper = new_ms(ctx)
             me.adopt(m)
             m.page.add_init_script(SPOKEN_JS)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            match = race_begun(m, rival)
             rival.clear(match["id"])
             expect(m.page.locator("#match-seats li", has_text=rival.name)).to_have_attribute(
                 "data-status", "won"
@@ -1368,10 +1375,7 @@ def test_a_phones_race_keeps_its_board_still_when_a_rival_clears(
             rival, me = Rival(http, "Gentle-"), Rival(http, "Panda-")
             m: Minesweeper = new_ms(ctx)
             me.adopt(m)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            match = race_begun(m, rival)
             seats = m.page.locator("#match-seats li")
             expect(seats).to_have_count(2)
             m.page.wait_for_timeout(300)  # the board brought into view has settled
@@ -1516,10 +1520,7 @@ def test_a_phone_that_resigns_shows_what_happened_where_the_focus_is(
         with httpx.Client(base_url=live_server, timeout=15) as http:
             rival, me = Rival(http), Rival(http, "Phone")
             me.adopt(m)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            race_begun(m, rival)
             status = m.page.locator("#match-status")
 
             button = m.page.get_by_role("button", name="Resign")
@@ -1632,10 +1633,7 @@ def test_a_phones_race_keeps_a_cleared_rivals_row_inside_its_card(
             rival, me = Rival(http, "Careless-"), Rival(http, "Careful-")
             m: Minesweeper = new_ms(ctx)
             me.adopt(m)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            match = race_begun(m, rival)
             rival.open_mine(match["id"])
             rival.open_mine(match["id"])
             rival.clear(match["id"])
@@ -1680,10 +1678,7 @@ def test_hint_and_pause_keys_in_a_race_say_they_are_not_available(
         with httpx.Client(base_url=live_server, timeout=15) as http:
             rival = Rival(http)
             m: Minesweeper = new_ms(ctx)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            race_begun(m, rival)
             m.page.locator('#board [tabindex="0"]').focus()
             before = m.states()
             toasts = m.page.locator("#toasts")
@@ -1711,10 +1706,7 @@ def test_a_race_move_with_the_network_gone_is_given_up_in_time_and_said(
         with httpx.Client(base_url=live_server, timeout=15) as http:
             rival = Rival(http)
             m: Minesweeper = new_ms(ctx)
-            match = rival.post("/matches", mode="race", preset="beginner")["match"]
-            sit_down(m, match["id"])
-            expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
-            in_view(m.grid)
+            race_begun(m, rival)
             conn = m.page.locator("#conn")
 
             ctx.set_offline(True)
