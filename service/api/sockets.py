@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 5.0
 CLOSE_TIMEOUT = 2.0
+# How long a stopped task has to end before it is cancelled again.
+CANCEL_AGAIN_SECONDS = 0.2
 # Close codes: 1013 "try again later" for a consumer that fell behind or a store away.
 TRY_AGAIN_LATER = 1013
 POLICY_VIOLATION = 1008
@@ -292,10 +294,22 @@ async def until_one_ends(*work: Coroutine[Any, Any, None]) -> None:
             if exc is not None and not isinstance(exc, WebSocketDisconnect):
                 raise exc
     finally:
-        for task in tasks:
+        await _stop(tasks)
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` until every one is over. Once is not always enough: a
+    cancellation that lands as a Redis call's answer arrives is lost inside the call
+    (Python 3.11's ``asyncio.wait_for`` returns the answer instead), and a task that
+    loops on Redis calls would go on for ever, its socket's subscription with it."""
+    pending = {t for t in tasks if not t.done()}
+    while pending:
+        for task in pending:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        _, pending = await asyncio.wait(pending, timeout=CANCEL_AGAIN_SECONDS)
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()  # retrieved: what a stopped task raised is nobody's news
 
 
 async def close(ws: WebSocket, code: int, reason: str) -> None:
