@@ -32,13 +32,14 @@ CANCEL_AGAIN_SECONDS = 0.2
 
 async def due_step(b: Backends, state: MatchState, now: int) -> Changed | None:
     """What the time alone changes: a countdown over, or the time limit reached. A match
-    out of time ends at its ``ends_at``, however late the poll that finds it: its games'
-    clocks stop there, at the time limit, as the moves did."""
+    out of time ends at its ``ends_at``, however late the poll that finds it (it waits
+    ``SETTLE_MS`` for the moves made in time): its games' clocks stop there, at the time
+    limit, as the moves did."""
     if state.status == "waiting":
         lapses = matches.lapses_at(b, state)
         return match_rules.lapse(state, now) if now >= lapses else None
-    ends = state.ends_at
-    if state.status in ("countdown", "playing") and ends is not None and now >= ends:
+    ends, settles = state.ends_at, match_rules.settles_at(state)
+    if state.status in ("countdown", "playing") and ends and settles and now >= settles:
         return match_rules.end(await _as_played(b, state, ends), ends)
     return match_rules.go(state, now)
 

@@ -15,6 +15,13 @@ from ..store import MatchState, SeatState
 from .problems import ApiError
 
 COUNTDOWN_MS = 3000
+# A move checked before the time limit may reach Redis a little after it: it still lands
+# until LATE_MOVE_MS past the limit, by Redis's clock, and the match ends SETTLE_MS past
+# it, by the ending replica's, once every such move has landed or been refused. So the
+# end counts each seat's game as the game itself stays (a win just in time is a win);
+# the gap between the two covers clocks that differ.
+LATE_MOVE_MS = 500
+SETTLE_MS = 1000
 _replace = msgspec.structs.replace
 
 
@@ -72,6 +79,11 @@ def leave(state: MatchState, player_id: str, now: int) -> Changed:
         raise ApiError(409, "game_over", "the match's time is up")
     seats = _with(state.seats, i, status="resigned")
     return finish_if_done(_moved(state, seats, "resigned", i), now)
+
+
+def settles_at(state: MatchState) -> int | None:
+    """When the time limit ends the match (still at ``ends_at``, as it stood then)."""
+    return None if state.ends_at is None else state.ends_at + SETTLE_MS
 
 
 def can_rematch(state: MatchState, player_id: str) -> None:

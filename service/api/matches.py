@@ -98,7 +98,7 @@ async def _after(b: Backends, old: MatchState, new: MatchState) -> None:
         if new.ends_at is not None:
             await seating.seated_until(b, [s.player_id for s in new.seats], new.id, new.ends_at)
     elif new.status == "playing" and old.status == "countdown" and new.ends_at is not None:
-        await b.matches.schedule(new.id, new.ends_at)
+        await b.matches.schedule(new.id, new.ends_at + match_rules.SETTLE_MS)
 
 
 async def settle_end(b: Backends, state: MatchState) -> None:

@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import engine, metrics, store, wire
 from ..store import Record
-from . import endings, matches, views
+from . import endings, match_rules, matches, views
 from .auth import authorise, hash_token, owns
 from .backends import Backends
 from .problems import ApiError
@@ -209,7 +209,9 @@ async def change(
             ending = None
             if record.player_id is not None and endings.ends(record, outcome.game):
                 ending = await endings.prepare(b, game_id, record, outcome.game, now)
-            newer = await _commit(b, game_id, record, outcome, saved, takes, ending, now)
+            newer = await _commit(
+                b, game_id, record, outcome, saved, takes, ending, now, closes_at(record)
+            )
             takes = []
             if newer is None:
                 if outcome.diff is not None:
@@ -341,15 +343,23 @@ async def _commit(
     takes: list[list[store.Take]],
     ending: endings.Ending | None,
     now: int,
+    closes: int | None = None,
 ) -> Record | None:
     try:
         return await b.games.commit(
             game_id, record, outcome.game, outcome.diff, saved,
-            takes=[t for group in takes for t in group], now_ms=now,
+            takes=[t for group in takes for t in group], now_ms=now, closes_at=closes,
             **(endings.commit_options(record, ending) if ending else {}),
         )
     except store.RateLimited as limited:
         raise refusal(limited.wait_ms, "move") from None
+    except store.TooLate:
+        raise ApiError(409, "game_over", "the match's time is up") from None
+
+
+def closes_at(record: Record) -> int | None:
+    """Until when a move on a match's game may land, checked in time as it was."""
+    return None if record.window is None else record.window[1] + match_rules.LATE_MOVE_MS
 
 
 _diff = msgspec.json.Decoder(wire.Diff)

@@ -3,7 +3,7 @@ players, leaderboards, rate-limit buckets, and the embedded server. Every key is
 ``keys.py``; every script is a ``.lua`` file beside the module that runs it."""
 
 from .connection import Redis, connect
-from .errors import GameNotFound, RateLimited, StoreError, StoreUnavailable
+from .errors import GameNotFound, RateLimited, StoreError, StoreUnavailable, TooLate
 from .events import RESYNC, Events, Message, Resync, Subscription
 from .games import GameStore, MatchLink, Record
 from .leaderboards import Entry, Leaderboards, board_name
@@ -43,6 +43,7 @@ __all__ = [
     "Subscription",
     "Take",
     "Tally",
+    "TooLate",
     "board_name",
     "connect",
 ]

@@ -20,11 +20,15 @@
 -- ARGV[12] why a won game is held off the human leaderboards ('' = it is not)
 -- ARGV[13] the tally of a player's game that this change ends ('' = none)
 -- ARGV[14] how many recent games a player keeps
--- ARGV[15...] the buckets' time and limits
+-- ARGV[15] from when, by this Redis's clock, the change is refused ('' = any time): a
+--          match's move checked in time may reach Redis after the match's end has read
+--          its games; past this the match counts the game as it was, so it stays so
+-- ARGV[16...] the buckets' time and limits
 -- PUBLISH, set before the script (routes.py): SPUBLISH where Redis has sharded pub/sub
 -- Returns {1} when committed, {-1} when the game is gone, {2, wait ms} when a bucket is
 -- empty, {3, answer} when the idempotency key already has one, and {0, the game's
--- FIELDS} when another write came first: the caller applies its change again to those.
+-- FIELDS} when another write came first: the caller applies its change again to those,
+-- and {4} when the change came too late (ARGV[15]).
 local now = redis.call('HMGET', KEYS[1], 'rev', 'attempt')
 if not now[1] then
   return {-1}
@@ -33,7 +37,7 @@ if now[2] == ARGV[10] then
   return {1}
 end
 if #KEYS > 5 then
-  local wait = take(KEYS, 6, ARGV, 15)
+  local wait = take(KEYS, 6, ARGV, 16)
   if wait > 0 then
     return {2, wait}
   end
@@ -46,6 +50,12 @@ if ARGV[7] ~= '' then
 end
 if now[1] ~= ARGV[1] or (now[2] or '') ~= ARGV[11] then
   return {0, redis.call('HMGET', KEYS[1], unpack(FIELDS))}
+end
+if ARGV[15] ~= '' then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) >= tonumber(ARGV[15]) then
+    return {4}
+  end
 end
 local refused = ARGV[4] ~= '' and check_publish(ARGV[5])
 if refused then

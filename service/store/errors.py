@@ -27,6 +27,11 @@ class GameNotFound(StoreError):
     """No such game, or it expired."""
 
 
+class TooLate(StoreError):
+    """A change reached Redis past the time it was allowed until (a match's move after
+    the match's end has read its games)."""
+
+
 class RateLimited(StoreError):
     """A rate limit's bucket is empty: the request may be made again after ``wait_ms``."""
 

@@ -22,7 +22,7 @@ from .. import engine
 from . import keys
 from .cache import BUDGET_BYTES, GameCache
 from .connection import Redis, RedisCluster
-from .errors import GameNotFound, RateLimited, StoreUnavailable, redis_errors
+from .errors import GameNotFound, RateLimited, StoreUnavailable, TooLate, redis_errors
 from .players import RECENT_KEPT, TALLY_FUNCTION, Owner
 from .ratelimit import TAKE_FUNCTION, Buckets, Take, take_args
 from .routes import COMMANDS, Routing, command_of, publishing
@@ -290,6 +290,7 @@ class GameStore:
         tally: tuple[str, bytes] | None = None,
         takes: Sequence[Take] = (),
         now_ms: int = 0,
+        closes_at: int | None = None,
     ) -> Record | None:
         """Store ``game`` if nothing was written since ``record`` was read; None when
         it was stored.
@@ -303,6 +304,7 @@ class GameStore:
         counts the game that this change ends in its player's stats, in this script
         except on a cluster (then see
         :meth:`PlayerStore.count <service.store.players.PlayerStore.count>`).
+        From ``closes_at`` on, by Redis's clock, the change is refused (:class:`TooLate`).
         """
         idem_key, idem_value = idempotent if idempotent else (None, b"")
         player_id, tally_blob = tally if tally else (None, b"")
@@ -337,6 +339,7 @@ class GameStore:
                         held,
                         tally_blob,
                         RECENT_KEPT,
+                        b"" if closes_at is None else closes_at,
                         *(take_args(list(takes), now_ms) if takes else ()),
                     ],
                 )
@@ -359,6 +362,8 @@ class GameStore:
             raise RateLimited(int(reply[1]))
         if status == 3:
             return msgspec.structs.replace(record, idempotent=reply[1])
+        if status == 4:
+            raise TooLate(game_id)
         if self._cache is not None:
             self._cache.drop(game_id)
         raise GameNotFound(game_id)

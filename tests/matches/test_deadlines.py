@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+import httpx
 import msgspec
+import pytest
 import redis
 from websockets.sync.client import connect
 
 from service import wire
+from service.api import match_rules
 from service.store import MatchState, keys
 from tests.matches.conftest import (
+    LIMITS_OFF,
+    TIMEOUT,
     Seat,
     call,
     hidden_safe_cell,
@@ -25,7 +31,9 @@ from tests.matches.conftest import (
     wait_for_match,
     wait_until_started,
 )
-from tests.support.play import Api
+from tests.support.play import Api, apply_cells, neighbours, positions
+from tests.support.proxy import ChaosProxy
+from tests.support.servers import RedisServer, running_service
 
 
 def test_a_match_nobody_touches_ends_on_time_and_is_rated_once(
@@ -275,7 +283,7 @@ def test_a_resignation_after_the_time_limit_changes_nothing(
     playing = wait_for_match(a, match["id"], "playing")
     ends = wire.milliseconds(playing["ends_at"])
     deadline = time.monotonic() + 30
-    while store.zscore(keys.match_deadlines(), match["id"]) != ends:
+    while store.zscore(keys.match_deadlines(), match["id"]) != ends + match_rules.SETTLE_MS:
         assert time.monotonic() < deadline, "the match's end was never put on the deadlines"
         time.sleep(0.01)
     store.zrem(keys.match_deadlines(), match["id"])
@@ -324,3 +332,75 @@ def test_the_first_move_after_the_countdown_comes_after_the_start_on_the_socket(
     ], updates
     assert updates[1]["version"] == updates[0]["version"] + 1
     wait_for_match(a, match["id"], "finished", timeout=60)
+
+
+@pytest.fixture
+def held_back() -> Iterator[tuple[ChaosProxy, Api, Api, redis.Redis]]:
+    """Two replicas whose Redis is behind a proxy that can hold a request back."""
+    server = RedisServer().start()
+    proxy = ChaosProxy(server.port).start()
+    try:
+        with running_service(proxy.url, **LIMITS_OFF) as one, \
+                running_service(proxy.url, **LIMITS_OFF) as two, \
+                httpx.Client(base_url=one.url, timeout=TIMEOUT) as a, \
+                httpx.Client(base_url=two.url, timeout=TIMEOUT) as b, \
+                redis.Redis(port=server.port) as store:
+            yield proxy, Api(a), Api(b), store
+    finally:
+        proxy.stop()
+        server.cleanup()
+
+
+def _one_cell_short(seat: Seat, mines: set[tuple[int, int]]) -> tuple[int, int]:
+    """Reveal every safe cell but one that no other reveal opens (a number with no 0
+    beside it): that one, whose reveal wins."""
+    board = seat.api.view(seat.game_id)["board"]
+    height, width = len(board), len(board[0])
+
+    def count(x: int, y: int) -> int:
+        return sum(n in mines for n in neighbours(x, y, width, height))
+
+    last = next(
+        (x, y) for x, y in sorted(positions(board, "#") - mines)
+        if count(x, y) and all(count(*n) for n in neighbours(x, y, width, height)
+                               if n not in mines)
+    )
+    while left := positions(board, "#") - mines - {last}:
+        x, y = min(left, key=lambda p: (p[1], p[0]))
+        diff = seat.move("reveal", x, y)
+        assert diff["status"] == "playing", diff
+        board = apply_cells(board, diff["cells"])
+    return last
+
+
+def _server_time_reaches(api: Api, match_id: str, at: int) -> None:
+    while (now := wire.milliseconds(call(api, "GET", f"/matches/{match_id}")["server_time"])) < at:
+        time.sleep(max(0.005, (at - now) / 2000))
+
+
+def test_a_win_checked_in_time_counts_though_its_commit_lands_after_the_time_limit(
+    held_back: tuple[ChaosProxy, Api, Api, redis.Redis],
+) -> None:
+    """Alice's winning reveal is checked 600 ms before the time limit, and its commit
+    reaches Redis 200 ms after it: the match, ended by time, waits for it, and her seat
+    wins, as her game does. One held back further, past the moves' last moment, is
+    refused, and her seat and game both lose."""
+    proxy, a, b, store = held_back
+    for before, held, won in ((600, 0.8, True), (300, 1.1, False)):
+        match, alice, _, games = started_race(a, b, bots=True, time_limit_s=5)
+        game_id = games[alice.id]
+        seat = Seat(a, alice, game_id)
+        last = _one_cell_short(seat, mines_of(store, game_id))
+        ends = wire.milliseconds(wait_for_match(a, match["id"], "playing")["ends_at"])
+        _server_time_reaches(a, match["id"], ends - before)
+        proxy.hold_request(keys.channel(game_id).encode(), held)
+        if won:
+            assert seat.move("reveal", *last)["status"] == "won"
+        else:
+            assert seat.move("reveal", *last, expect=409)["code"] == "game_over"
+        end = wait_for_match(b, match["id"], "finished", timeout=60)
+        by_id = {s["player"]["id"]: s for s in end["seats"]}
+        assert (by_id[alice.id]["status"], by_id[alice.id]["place"]) == (
+            ("won", 1) if won else ("lost", 1)
+        ), end
+        assert a.view(game_id)["status"] == ("won" if won else "lost")

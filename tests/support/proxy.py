@@ -21,7 +21,8 @@ class ChaosProxy:
     - ``refuse``: new connections are closed at once;
     - :meth:`drop_all`: every open connection is reset;
     - :meth:`drop_reply_to`: the next request holding some bytes reaches the server, and
-      its connection is reset when the answer comes, so the client never reads it.
+      its connection is reset when the answer comes, so the client never reads it;
+    - :meth:`hold_request`: the next request holding some bytes reaches the server late.
     """
 
     def __init__(self, target_port: int, target_host: str = "127.0.0.1") -> None:
@@ -34,6 +35,7 @@ class ChaosProxy:
         self.dropped = 0
         self.dropped_replies = 0
         self._drop_reply_to: bytes | None = None
+        self._hold: tuple[bytes, float] | None = None
         self._pairs: set[tuple[asyncio.BaseTransport, asyncio.BaseTransport]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="chaos-proxy", daemon=True)
@@ -83,6 +85,11 @@ class ChaosProxy:
         """Lose the answer to the next request that holds ``needle``: the server has run
         it, the client sees its connection reset."""
         self._drop_reply_to = needle
+
+    def hold_request(self, needle: bytes, seconds: float) -> None:
+        """Send the next request that holds ``needle`` on ``seconds`` late (and what
+        follows it on its connection: the order stays)."""
+        self._hold = (needle, seconds)
 
     def heal(self) -> None:
         self.latency, self.blackhole, self.refuse = 0.0, False, False
@@ -167,8 +174,11 @@ class ChaosProxy:
                 if watch is not None and needle is not None and needle in data:
                     self._drop_reply_to = None
                     watch.set()
+                late = 0.0
+                if watch is not None and self._hold is not None and self._hold[0] in data:
+                    late, self._hold = self._hold[1], None
                 if not self.blackhole:
-                    queue.put_nowait((loop.time() + self.latency, data))
+                    queue.put_nowait((loop.time() + self.latency + late, data))
         except OSError:
             pass
         finally:
