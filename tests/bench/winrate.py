@@ -16,6 +16,10 @@ as published solvers report them:
 - ``zero``: the first click at (3, 3) always opens an area (no mine on it or around it);
 - ``safe``: the first click in the corner (0, 0) is only safe, so it may show a number.
 
+``--at X,Y`` moves the first click: MineSweeperProb's beginner and intermediate
+figures start at its third cell, (2, 2) here (its expert figure at (3, 3)), and a
+start cell alone moves a win rate by tenths of a point.
+
 ``--player auto`` (the default) is :class:`service.engine.autoplay.AutoPlayer`,
 which keeps its deductions from move to move instead of analysing each view
 afresh, and reveals every certain cell at once; it makes exactly the guesses that
@@ -47,21 +51,29 @@ from service.engine import solver
 from service.engine.settings import PRESETS
 from service.engine.solver import MINE
 
-# Published win rates for the same starts, in percent.
-PUBLISHED: dict[tuple[str, str], list[tuple[str, float]]] = {
-    ("beginner", "zero"): [("MineSweeperProb", 97.17)],
-    ("intermediate", "zero"): [("MineSweeperProb", 89.08)],
-    ("expert", "zero"): [("MineSweeperProb", 53.45), ("David Hill", 54.3)],
-    ("expert", "safe"): [("David Hill", 41.0)],
+# Published win rates, in percent, by preset, start and first click.
+PUBLISHED: dict[tuple[str, str, int, int], list[tuple[str, float]]] = {
+    ("beginner", "zero", 2, 2): [("MineSweeperProb", 97.17)],
+    ("beginner", "zero", 3, 3): [("MineSweeperProb's lighter search", 96.85)],
+    ("intermediate", "zero", 2, 2): [("MineSweeperProb", 89.08)],
+    ("intermediate", "zero", 3, 3): [("MineSweeperProb's lighter search", 88.71)],
+    ("expert", "zero", 3, 3): [("MineSweeperProb", 53.45), ("David Hill", 54.3)],
+    ("expert", "safe", 0, 0): [("David Hill", 41.0)],
 }
 STARTS = {"zero": ("zero", 3, 3), "safe": ("safe", 0, 0)}
 
-Job = tuple[str, str, str, int, int]  # player, preset, start, first seed, games
+Cell = tuple[int, int]
+# player, preset, start, first seed, games, first click (None: the start's own)
+Job = tuple[str, str, str, int, int, Cell | None]
 
 
-def play_hint(settings: engine.Settings, seed: int, start: str) -> tuple[bool, int]:
+def play_hint(
+    settings: engine.Settings, seed: int, start: str, at: Cell | None = None
+) -> tuple[bool, int]:
     """One game, one ``best_hint`` call per move; returns (won, guesses)."""
     first_click, x, y = STARTS[start]
+    if at is not None:
+        x, y = at
     game = engine.new_game(settings, seed=seed, now_ms=0, first_click=first_click)  # type: ignore[arg-type]
     game, _ = engine.reveal(game, x, y, 0)
     guesses = 0
@@ -76,10 +88,14 @@ def play_hint(settings: engine.Settings, seed: int, start: str) -> tuple[bool, i
     return game.status == "won", guesses
 
 
-def play_auto(settings: engine.Settings, seed: int, start: str) -> tuple[bool, int]:
+def play_auto(
+    settings: engine.Settings, seed: int, start: str, at: Cell | None = None
+) -> tuple[bool, int]:
     from service.engine import autoplay
 
     first_click, x, y = STARTS[start]
+    if at is not None:
+        x, y = at
     game = engine.new_game(settings, seed=seed, now_ms=0, first_click=first_click)  # type: ignore[arg-type]
     game, _ = engine.reveal(game, x, y, 0)
     return autoplay.play_out(game)
@@ -95,14 +111,14 @@ class Slice(NamedTuple):
 
 def run_job(job: Job) -> Slice:
     """A slice of seeds played out."""
-    player, preset, start, first, count = job
+    player, preset, start, first, count, at = job
     settings = PRESETS[preset]
     play = play_hint if player == "hint" else play_auto
     wins = guesses = 0
     outcomes: list[tuple[int, bool, int]] = []
     t0 = time.process_time()
     for seed in range(first, first + count):
-        won, g = play(settings, seed, start)
+        won, g = play(settings, seed, start, at)
         wins += won
         guesses += g
         outcomes.append((seed, won, g))
@@ -150,9 +166,15 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def jobs(player: str, preset: str, start: str, seed0: int, games: int, chunk: int) -> Iterator[Job]:
+def jobs(player: str, preset: str, start: str, seed0: int, games: int, chunk: int,
+         at: Cell | None) -> Iterator[Job]:
     for first in range(seed0, seed0 + games, chunk):
-        yield player, preset, start, first, min(chunk, seed0 + games - first)
+        yield player, preset, start, first, min(chunk, seed0 + games - first), at
+
+
+def cell(text: str) -> Cell:
+    x, _, y = text.partition(",")
+    return int(x), int(y)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per preset and start")
     parser.add_argument("--preset", action="append", choices=list(PRESETS))
     parser.add_argument("--start", action="append", choices=list(STARTS))
+    parser.add_argument("--at", type=cell, metavar="X,Y",
+                        help="the first click's cell (the start's own by default)")
     parser.add_argument("--player", choices=["auto", "hint"], default="auto")
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -184,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     print(f"player {args.player}, {args.workers} workers, seeds from {args.seed}, "
           f"load average {load:.2f}", flush=True)
-    print(f"{'preset':<13}{'start':<6}{'games':>7}{'won':>7}{'win %':>8}{'95 % interval':>17}"
+    print(f"{'preset':<13}{'start':<10}{'games':>7}{'won':>7}{'win %':>8}{'95 % interval':>17}"
           f"{'guesses':>9}{'cpu ms':>8}  published")
     out: TextIO | None = open(args.outcomes, "a") if args.outcomes else None  # noqa: SIM115
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -195,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 n = wins = guesses = 0
                 cpu = 0.0
-                todo = jobs(args.player, preset, start, args.seed, args.games, args.chunk)
+                todo = jobs(args.player, preset, start, args.seed, args.games, args.chunk, args.at)
+                x, y = args.at or STARTS[start][1:]
                 for got in pool.imap_unordered(run_job, todo):
                     n += got.games
                     wins += got.wins
@@ -211,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                               f"({100 * wins / n:.2f}, {100 * lo:.2f}-{100 * hi:.2f})", flush=True)
                 lo, hi = wilson(wins, n)
                 published = ", ".join(f"{who} {rate:.2f}" for who, rate in
-                                      PUBLISHED.get((preset, start), []))
-                print(f"{preset:<13}{start:<6}{n:>7}{wins:>7}{100 * wins / n:>8.2f}"
+                                      PUBLISHED.get((preset, start, x, y), []))
+                print(f"{preset:<13}{f'{start} {x},{y}':<10}{n:>7}{wins:>7}{100 * wins / n:>8.2f}"
                       f"{f'{100 * lo:.2f}-{100 * hi:.2f}':>17}{guesses / n:>9.2f}"
                       f"{1000 * cpu / n:>8.1f}  {published}"
                       f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
