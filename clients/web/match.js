@@ -435,11 +435,16 @@ export function seatRows(view, playerId) {
   }));
 }
 
-/** The result table: by place (the service's), then seat order; replay links once public. */
+/**
+ * The result table: by place (the service's), then seat order; replay links once public.
+ * A race every seat resigned has no winner, and so no places: the service ranks resigned
+ * seats last, which makes each of them share the first place when they are all there is.
+ */
 export function resultRows(view, playerId) {
+  const placed = !allResigned(view);
   const rows = view.seats.map((s, i) => ({
     index: i,
-    place: s.place,
+    place: placed ? s.place : null,
     name: s.player.name,
     you: s.player.id === playerId,
     status: s.status,

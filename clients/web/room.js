@@ -28,6 +28,13 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** A seat without a place: a dash to the eye, and words to a screen reader. */
+function unplaced() {
+  const dash = el("span", { textContent: "—" });
+  dash.setAttribute("aria-hidden", "true");
+  return [dash, el("span", { className: "visually-hidden", textContent: "Did not place" })];
+}
+
 /** The board settings in words: "Beginner, no guessing, rated, a mine costs 5 s, time limit 10 min". */
 export function settingsText(view) {
   const board = view.preset ? LABEL[view.preset] || view.preset : `${view.width}×${view.height}, ${view.mines} mines`;
@@ -598,7 +605,7 @@ export class Room {
         return td;
       };
       const tr = el("tr", { className: r.you ? "match-you" : "" },
-        cell("Place", r.place != null ? String(r.place) : "—"),
+        cell("Place", ...(r.place != null ? [String(r.place)] : unplaced())),
         el("th", { scope: "row" }, el("span", { className: "seat-player", textContent: r.name }), ...(r.you ? [" ", el("span", { className: "seat-you", textContent: "(you)" })] : [])),
         // A card says "Time:" before a time only; "Resigned: 4 of 12 3BV" speaks for itself.
         cell(seat.status === "won" ? "Time" : "", seatOutcome(seat)),

@@ -1730,3 +1730,35 @@ def test_a_race_move_with_the_network_gone_is_given_up_in_time_and_said(
             expect(m.cell(x, y)).not_to_have_attribute("data-state", "#")
     finally:
         ctx.close()
+
+
+def test_a_race_every_seat_resigned_places_nobody(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """The rival resigns, then the page: the status says nobody won, and the result table
+    agrees. No seat shows a place: a dash where the place would be, read out as not
+    placed, never "1" for every seat."""
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http, "Quits")
+            m: Minesweeper = new_ms(ctx)
+            match = race_begun(m, rival)
+            rival.post(f"/matches/{match['id']}/leave")
+            resign(m)
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text("The match is over: everybody resigned, so nobody won.")
+            table = m.page.get_by_role("table", name="Result")
+            in_view(table)
+            places = table.locator("td[data-label=Place]")
+            expect(places).to_have_count(2)
+            for i in range(2):
+                place = places.nth(i)
+                dash = place.locator("[aria-hidden=true]")
+                expect(dash).to_have_text("—")
+                in_view(dash)
+                expect(place).not_to_have_text(re.compile(r"\d"))
+            expect(table.get_by_role("cell", name="Did not place", exact=True)).to_have_count(2)
+    finally:
+        ctx.close()

@@ -76,6 +76,17 @@ describe("a match view", () => {
     assert.deepEqual(resultRows(v, "p1").map((r) => [r.name, r.place, r.gameId]), [["Bob", 1, A], ["Ann", 2, null], ["Cid", null, null]]);
   });
 
+  it("gives no place in a race every seat resigned, and the last to a seat that resigned alone", () => {
+    const resigned = { status: "resigned", place: 1 };
+    const all = match({ status: "finished", seats: [seat("p1", "Ann", resigned), seat("p2", "Bob", resigned)] });
+    assert.deepEqual(resultRows(all, "p1").map((r) => [r.name, r.place]), [["Ann", null], ["Bob", null]]);
+    const one = match({
+      status: "finished",
+      seats: [seat("p1", "Ann", { status: "resigned", place: 2 }), seat("p2", "Bob", { status: "lost", place: 1 })],
+    });
+    assert.deepEqual(resultRows(one, "p1").map((r) => [r.name, r.place]), [["Bob", 1], ["Ann", 2]]);
+  });
+
   it("tells the penalties an update brings, and whose", () => {
     const before = match({ seats: [seat("p1", "Ann"), seat("p2", "Bob", { penalties: 1 })] });
     const after = match({ version: 2, seats: [seat("p1", "Ann", { penalties: 2 }), seat("p2", "Bob", { penalties: 1 })] });
