@@ -230,6 +230,15 @@ export class Room {
     (!start.hidden && !start.disabled ? start : this.status).focus();
   }
 
+  /**
+   * The browser went offline: the match's socket may look open for a long while yet,
+   * hearing nothing, so it is let go now; it dials again from the version held, and
+   * catches up at once when the network is back (`wake`).
+   */
+  offline() {
+    this.feed?.lose();
+  }
+
   /** The network came back, or the page is shown again: the feed catches up now. */
   wake() {
     this.feed?.wake();

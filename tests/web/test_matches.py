@@ -24,7 +24,14 @@ from tests.web.support import ARTIFACTS, DESKTOP, LAPTOP, PHONE, Box, require_ch
 
 require_chromium()
 
-from playwright.sync_api import Browser, BrowserContext, Locator, Route, expect  # noqa: E402
+from playwright.sync_api import (  # noqa: E402
+    Browser,
+    BrowserContext,
+    Locator,
+    Route,
+    WebSocketRoute,
+    expect,
+)
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
@@ -1760,5 +1767,54 @@ def test_a_race_every_seat_resigned_places_nobody(
                 in_view(dash)
                 expect(place).not_to_have_text(re.compile(r"\d"))
             expect(table.get_by_role("cell", name="Did not place", exact=True)).to_have_count(2)
+    finally:
+        ctx.close()
+
+
+def test_a_race_heard_again_at_once_when_the_browser_comes_back_online(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """The browser goes offline while the match's socket looks open (a dead link hears
+    nothing and closes nothing), and the rival resigns meanwhile. Back online, the page
+    says so at once, from a socket dialled again from the version it held: not once the
+    silence has lasted long enough to give the old socket up."""
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    sockets: list[WebSocketRoute] = []
+    dead: set[int] = set()
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        n = len(sockets)
+        sockets.append(ws)
+
+        def down(message: str | bytes) -> None:
+            if n not in dead:
+                ws.send(message)
+
+        server.on_message(down)
+
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http, "Quits")
+            m: Minesweeper = new_ms(ctx)
+            m.page.route_web_socket(re.compile(r"/matches/[0-9a-f]+/events"), relay)
+            match = race_begun(m, rival)
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text("Go! Clear your board first.")
+            held = rival.match(match["id"])["version"]
+
+            dead.update(range(len(sockets)))
+            ctx.set_offline(True)
+            rival.post(f"/matches/{match['id']}/leave")
+            m.page.wait_for_timeout(500)
+            ctx.set_offline(False)
+            expect(status).to_have_text(
+                f"{rival.name} resigned. Go! Clear your board first.", timeout=5_000
+            )
+            in_view(status)
+            rows = m.page.locator("#match-seats li", has_text=rival.name)
+            expect(rows.get_by_text("Resigned")).to_be_visible()
+            assert re.search(rf"[?&]since={held}(&|$)", sockets[-1].url), sockets[-1].url
     finally:
         ctx.close()
