@@ -11,7 +11,7 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
-  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf, untoldMines,
   neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
@@ -77,6 +77,8 @@ export class Room {
     // player's seat's status when it came: { text, mine }.
     this.news = null;
     this.warned = false;
+    // Co-op: the mines this player opened that the team's count has not taken in yet.
+    this.ownMines = 0;
     // How many seats each room has: the match's view does not say.
     // A rematch's players (the match before it's), once learnt: { id, players }.
     this.invited = null;
@@ -93,9 +95,15 @@ export class Room {
     return this.id != null;
   }
 
-  /** A move on the game on screen by the co-op teammate `diff.by`: shown at its cell. */
+  /**
+   * A co-op move (`diff.by`) on the game on screen: a teammate's is shown at its cell; a
+   * mine this player opened is kept, for the team's count of mines to tell it apart.
+   */
   moved(c, diff, count) {
-    if (this.holds(c.id) && diff.by !== this.me.id) this.cursors.moved(diff, count);
+    if (!this.holds(c.id)) return;
+    if (diff.by !== this.me.id) return this.cursors.moved(diff, count);
+    const i = seatOf(this.view, this.me.id);
+    if (i >= 0) this.ownMines = untoldMines(this.ownMines, diff, c.game, this.view.seats[i].penalties);
   }
 
   /** Whether game `id` is this match's board (its address stays the match's). */
@@ -255,6 +263,7 @@ export class Room {
     this.notices.drop("penalty");
     this.problem = "";
     this.shut = this.focusBoard = this.warned = false;
+    this.ownMines = 0;
     if (this.resignDialog.open) this.resignDialog.close();
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
@@ -276,13 +285,15 @@ export class Room {
     // player's own game. The player's own mine is said by the move ("exploded mine"):
     // its cost is only shown, the latest one, and not past the board's end.
     // Co-op's penalties are the team's, counted on every seat: a teammate's mine is said
-    // by nothing else.
+    // by nothing else, and this player's own by the move, as in a race.
     const coop = view.mode === "coop";
     for (const p of newPenalties(before, view, this.me.id)) {
       if (!p.you || view.status === "finished") continue;
+      const own = coop ? Math.min(this.ownMines, p.count) : p.count;
+      if (coop) this.ownMines -= own;
       const cost = `+${p.count * PENALTY_S} s`;
       this.notices.toast(coop ? `The team opened a mine: ${cost}.` : `You opened a mine: ${cost}.`, {
-        kind: "error", key: "penalty", quiet: !coop, timeout: 4000, about: this.gameShown, untilEnd: true,
+        kind: "error", key: "penalty", quiet: own === p.count, timeout: 4000, about: this.gameShown, untilEnd: true,
       });
     }
     if (view.status === "finished") this.notices.drop("penalty");

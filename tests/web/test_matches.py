@@ -1818,3 +1818,64 @@ def test_a_race_heard_again_at_once_when_the_browser_comes_back_online(
             assert re.search(rf"[?&]since={held}(&|$)", sockets[-1].url), sockets[-1].url
     finally:
         ctx.close()
+
+
+# What a screen reader says, as it says it: in a live region, what is added (the whole
+# region when it is atomic), leaving out whatever is hidden from it (aria-hidden).
+SAID_JS = """
+window.said = [];
+const LIVE = '[aria-live]:not([aria-live="off"]), [role=status], [role=alert], [role=log]';
+const heard = (node) => {
+  if (node.nodeType === 3) return node.textContent;
+  if (node.nodeType !== 1 || node.getAttribute('aria-hidden') === 'true') return '';
+  return [...node.childNodes].map(heard).join('');
+};
+new MutationObserver((records) => {
+  for (const r of records) {
+    const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const region = node && node.closest(LIVE);
+    if (!region || node.closest('[aria-hidden=true]')) continue;
+    const atomic = region.getAttribute('aria-atomic') === 'true'
+      || ['status', 'alert'].includes(region.getAttribute('role'));
+    const text = (atomic ? heard(region) : r.type === 'characterData' ? heard(r.target)
+      : [...r.addedNodes].map(heard).join(' ')).trim();
+    if (text) window.said.push(text);
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def test_a_coop_players_own_mine_is_said_once_and_a_teammates_once(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """In co-op the page opens a mine: the move says it ("exploded mine"), and the team's
+    notice of its cost shows without saying it again. Then the teammate opens one: that
+    one is said, once, by the team's notice."""
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        mate, me = Rival(http, "Mate"), Rival(http, "Me")
+        m: Minesweeper = new_ms(context)
+        me.adopt(m)
+        m.page.add_init_script(SAID_JS)
+        match = mate.post("/matches", mode="coop", preset="beginner")["match"]
+        sit_down(m, match["id"])
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+        penalties = m.page.locator("#match-seats .seat-penalties")
+
+        open_a_known_mine(m)
+        expect(penalties).to_have_text("Team: 1 mine +5 s")
+        toast = m.page.locator("#toasts .toast", has_text="opened a mine: +5 s.")
+        in_view(toast)
+        m.page.wait_for_timeout(1000)  # anything said a moment after
+        said: list[str] = m.page.evaluate("window.said")
+        mines = [t for t in said if "mine" in t]
+        assert mines == ["exploded mine"], said
+
+        m.page.evaluate("window.said.length = 0")
+        mate.open_mine(match["id"])
+        expect(penalties).to_have_text("Team: 2 mines +10 s")
+        in_view(m.page.locator("#toasts .toast", has_text="The team opened a mine: +5 s."))
+        m.page.wait_for_timeout(1000)
+        said = m.page.evaluate("window.said")
+        mines = [t for t in said if "mine" in t]
+        assert len(mines) == 1 and mines[0].startswith("The team opened a mine: +5 s."), said
