@@ -540,7 +540,10 @@ function wire() {
     room.wake();
   };
   window.addEventListener("online", wake);
-  window.addEventListener("offline", () => screen.offline());
+  window.addEventListener("offline", () => {
+    screen.offline();
+    room.offline();
+  });
   document.addEventListener("visibilitychange", wake);
   window.addEventListener("hashchange", () => route());
 }

@@ -7,6 +7,8 @@
 // (places, times, ratings): nothing here re-implements a rule.
 
 import { formatTime } from "./format.js";
+import { changedCells } from "./diffs.js";
+import { EXPLODED } from "./game.js";
 import { readJson, Redial } from "./redial.js";
 
 export const MATCH_ID = /^[0-9a-f]{32}$/;
@@ -435,11 +437,16 @@ export function seatRows(view, playerId) {
   }));
 }
 
-/** The result table: by place (the service's), then seat order; replay links once public. */
+/**
+ * The result table: by place (the service's), then seat order; replay links once public.
+ * A race every seat resigned has no winner, and so no places: the service ranks resigned
+ * seats last, which makes each of them share the first place when they are all there is.
+ */
 export function resultRows(view, playerId) {
+  const placed = !allResigned(view);
   const rows = view.seats.map((s, i) => ({
     index: i,
-    place: s.place,
+    place: placed ? s.place : null,
     name: s.player.name,
     you: s.player.id === playerId,
     status: s.status,
@@ -452,6 +459,26 @@ export function resultRows(view, playerId) {
   }));
   const key = (r) => (r.place == null ? Infinity : r.place);
   return rows.sort((a, b) => key(a) - key(b) || a.index - b.index);
+}
+
+const EXPLODED_CODE = EXPLODED.charCodeAt(0);
+
+/** How many mines a move's diff shows opened (a chord may open more than one). */
+export function minesIn(diff) {
+  return changedCells(diff).code.reduce((n, c) => n + (c === EXPLODED_CODE ? 1 : 0), 0);
+}
+
+/**
+ * Co-op: the mines this player opened that the team's count (`counted`, the penalties the
+ * match has said so far) has not taken in yet, once their move `diff` is on `game`'s
+ * board: the `kept` ones and the move's, but never more than the board shows beyond that
+ * count. An update that came before the move's diff counted its mine, and said it.
+ */
+export function untoldMines(kept, diff, game, counted) {
+  const opened = minesIn(diff);
+  if (!opened) return kept;
+  const shown = game.cells.reduce((n, c) => n + (c === EXPLODED_CODE ? 1 : 0), 0);
+  return Math.max(0, Math.min(kept + opened, shown - counted));
 }
 
 /** The penalties that `next` shows and `prev` did not: [{ name, you, count, total }]. */

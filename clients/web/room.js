@@ -11,7 +11,7 @@
 import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
-  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf,
+  playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf, untoldMines,
   neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
@@ -26,6 +26,13 @@ function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);
   return node;
+}
+
+/** A seat without a place: a dash to the eye, and words to a screen reader. */
+function unplaced() {
+  const dash = el("span", { textContent: "—" });
+  dash.setAttribute("aria-hidden", "true");
+  return [dash, el("span", { className: "visually-hidden", textContent: "Did not place" })];
 }
 
 /** The board settings in words: "Beginner, no guessing, rated, a mine costs 5 s, time limit 10 min". */
@@ -70,6 +77,8 @@ export class Room {
     // player's seat's status when it came: { text, mine }.
     this.news = null;
     this.warned = false;
+    // Co-op: the mines this player opened that the team's count has not taken in yet.
+    this.ownMines = 0;
     // How many seats each room has: the match's view does not say.
     // A rematch's players (the match before it's), once learnt: { id, players }.
     this.invited = null;
@@ -86,9 +95,15 @@ export class Room {
     return this.id != null;
   }
 
-  /** A move on the game on screen by the co-op teammate `diff.by`: shown at its cell. */
+  /**
+   * A co-op move (`diff.by`) on the game on screen: a teammate's is shown at its cell; a
+   * mine this player opened is kept, for the team's count of mines to tell it apart.
+   */
   moved(c, diff, count) {
-    if (this.holds(c.id) && diff.by !== this.me.id) this.cursors.moved(diff, count);
+    if (!this.holds(c.id)) return;
+    if (diff.by !== this.me.id) return this.cursors.moved(diff, count);
+    const i = seatOf(this.view, this.me.id);
+    if (i >= 0) this.ownMines = untoldMines(this.ownMines, diff, c.game, this.view.seats[i].penalties);
   }
 
   /** Whether game `id` is this match's board (its address stays the match's). */
@@ -223,6 +238,15 @@ export class Room {
     (!start.hidden && !start.disabled ? start : this.status).focus();
   }
 
+  /**
+   * The browser went offline: the match's socket may look open for a long while yet,
+   * hearing nothing, so it is let go now; it dials again from the version held, and
+   * catches up at once when the network is back (`wake`).
+   */
+  offline() {
+    this.feed?.lose();
+  }
+
   /** The network came back, or the page is shown again: the feed catches up now. */
   wake() {
     this.feed?.wake();
@@ -239,6 +263,7 @@ export class Room {
     this.notices.drop("penalty");
     this.problem = "";
     this.shut = this.focusBoard = this.warned = false;
+    this.ownMines = 0;
     if (this.resignDialog.open) this.resignDialog.close();
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
@@ -260,13 +285,15 @@ export class Room {
     // player's own game. The player's own mine is said by the move ("exploded mine"):
     // its cost is only shown, the latest one, and not past the board's end.
     // Co-op's penalties are the team's, counted on every seat: a teammate's mine is said
-    // by nothing else.
+    // by nothing else, and this player's own by the move, as in a race.
     const coop = view.mode === "coop";
     for (const p of newPenalties(before, view, this.me.id)) {
       if (!p.you || view.status === "finished") continue;
+      const own = coop ? Math.min(this.ownMines, p.count) : p.count;
+      if (coop) this.ownMines -= own;
       const cost = `+${p.count * PENALTY_S} s`;
       this.notices.toast(coop ? `The team opened a mine: ${cost}.` : `You opened a mine: ${cost}.`, {
-        kind: "error", key: "penalty", quiet: !coop, timeout: 4000, about: this.gameShown, untilEnd: true,
+        kind: "error", key: "penalty", quiet: own === p.count, timeout: 4000, about: this.gameShown, untilEnd: true,
       });
     }
     if (view.status === "finished") this.notices.drop("penalty");
@@ -598,7 +625,7 @@ export class Room {
         return td;
       };
       const tr = el("tr", { className: r.you ? "match-you" : "" },
-        cell("Place", r.place != null ? String(r.place) : "—"),
+        cell("Place", ...(r.place != null ? [String(r.place)] : unplaced())),
         el("th", { scope: "row" }, el("span", { className: "seat-player", textContent: r.name }), ...(r.you ? [" ", el("span", { className: "seat-you", textContent: "(you)" })] : [])),
         // A card says "Time:" before a time only; "Resigned: 4 of 12 3BV" speaks for itself.
         cell(seat.status === "won" ? "Time" : "", seatOutcome(seat)),

@@ -24,7 +24,14 @@ from tests.web.support import ARTIFACTS, DESKTOP, LAPTOP, PHONE, Box, require_ch
 
 require_chromium()
 
-from playwright.sync_api import Browser, BrowserContext, Locator, Route, expect  # noqa: E402
+from playwright.sync_api import (  # noqa: E402
+    Browser,
+    BrowserContext,
+    Locator,
+    Route,
+    WebSocketRoute,
+    expect,
+)
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 
 from tests.web.conftest import Minesweeper  # noqa: E402
@@ -1730,3 +1737,145 @@ def test_a_race_move_with_the_network_gone_is_given_up_in_time_and_said(
             expect(m.cell(x, y)).not_to_have_attribute("data-state", "#")
     finally:
         ctx.close()
+
+
+def test_a_race_every_seat_resigned_places_nobody(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """The rival resigns, then the page: the status says nobody won, and the result table
+    agrees. No seat shows a place: a dash where the place would be, read out as not
+    placed, never "1" for every seat."""
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http, "Quits")
+            m: Minesweeper = new_ms(ctx)
+            match = race_begun(m, rival)
+            rival.post(f"/matches/{match['id']}/leave")
+            resign(m)
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text("The match is over: everybody resigned, so nobody won.")
+            table = m.page.get_by_role("table", name="Result")
+            in_view(table)
+            places = table.locator("td[data-label=Place]")
+            expect(places).to_have_count(2)
+            for i in range(2):
+                place = places.nth(i)
+                dash = place.locator("[aria-hidden=true]")
+                expect(dash).to_have_text("—")
+                in_view(dash)
+                expect(place).not_to_have_text(re.compile(r"\d"))
+            expect(table.get_by_role("cell", name="Did not place", exact=True)).to_have_count(2)
+    finally:
+        ctx.close()
+
+
+def test_a_race_heard_again_at_once_when_the_browser_comes_back_online(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """The browser goes offline while the match's socket looks open (a dead link hears
+    nothing and closes nothing), and the rival resigns meanwhile. Back online, the page
+    says so at once, from a socket dialled again from the version it held: not once the
+    silence has lasted long enough to give the old socket up."""
+    ctx = browser.new_context(**DESKTOP)
+    ctx.set_default_timeout(15_000)
+    sockets: list[WebSocketRoute] = []
+    dead: set[int] = set()
+
+    def relay(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        n = len(sockets)
+        sockets.append(ws)
+
+        def down(message: str | bytes) -> None:
+            if n not in dead:
+                ws.send(message)
+
+        server.on_message(down)
+
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival = Rival(http, "Quits")
+            m: Minesweeper = new_ms(ctx)
+            m.page.route_web_socket(re.compile(r"/matches/[0-9a-f]+/events"), relay)
+            match = race_begun(m, rival)
+            status = m.page.locator("#match-status")
+            expect(status).to_have_text("Go! Clear your board first.")
+            held = rival.match(match["id"])["version"]
+
+            dead.update(range(len(sockets)))
+            ctx.set_offline(True)
+            rival.post(f"/matches/{match['id']}/leave")
+            m.page.wait_for_timeout(500)
+            ctx.set_offline(False)
+            expect(status).to_have_text(
+                f"{rival.name} resigned. Go! Clear your board first.", timeout=5_000
+            )
+            in_view(status)
+            rows = m.page.locator("#match-seats li", has_text=rival.name)
+            expect(rows.get_by_text("Resigned")).to_be_visible()
+            assert re.search(rf"[?&]since={held}(&|$)", sockets[-1].url), sockets[-1].url
+    finally:
+        ctx.close()
+
+
+# What a screen reader says, as it says it: in a live region, what is added (the whole
+# region when it is atomic), leaving out whatever is hidden from it (aria-hidden).
+SAID_JS = """
+window.said = [];
+const LIVE = '[aria-live]:not([aria-live="off"]), [role=status], [role=alert], [role=log]';
+const heard = (node) => {
+  if (node.nodeType === 3) return node.textContent;
+  if (node.nodeType !== 1 || node.getAttribute('aria-hidden') === 'true') return '';
+  return [...node.childNodes].map(heard).join('');
+};
+new MutationObserver((records) => {
+  for (const r of records) {
+    const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const region = node && node.closest(LIVE);
+    if (!region || node.closest('[aria-hidden=true]')) continue;
+    const atomic = region.getAttribute('aria-atomic') === 'true'
+      || ['status', 'alert'].includes(region.getAttribute('role'));
+    const text = (atomic ? heard(region) : r.type === 'characterData' ? heard(r.target)
+      : [...r.addedNodes].map(heard).join(' ')).trim();
+    if (text) window.said.push(text);
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def test_a_coop_players_own_mine_is_said_once_and_a_teammates_once(
+    context: BrowserContext, new_ms: NewPage, live_server: str
+) -> None:
+    """In co-op the page opens a mine: the move says it ("exploded mine"), and the team's
+    notice of its cost shows without saying it again. Then the teammate opens one: that
+    one is said, once, by the team's notice."""
+    with httpx.Client(base_url=live_server, timeout=15) as http:
+        mate, me = Rival(http, "Mate"), Rival(http, "Me")
+        m: Minesweeper = new_ms(context)
+        me.adopt(m)
+        m.page.add_init_script(SAID_JS)
+        match = mate.post("/matches", mode="coop", preset="beginner")["match"]
+        sit_down(m, match["id"])
+        expect(m.page.locator("#match-countdown")).to_be_hidden(timeout=15_000)
+        in_view(m.grid)
+        penalties = m.page.locator("#match-seats .seat-penalties")
+
+        open_a_known_mine(m)
+        expect(penalties).to_have_text("Team: 1 mine +5 s")
+        toast = m.page.locator("#toasts .toast", has_text="opened a mine: +5 s.")
+        in_view(toast)
+        m.page.wait_for_timeout(1000)  # anything said a moment after
+        said: list[str] = m.page.evaluate("window.said")
+        mines = [t for t in said if "mine" in t]
+        assert mines == ["exploded mine"], said
+
+        m.page.evaluate("window.said.length = 0")
+        mate.open_mine(match["id"])
+        expect(penalties).to_have_text("Team: 2 mines +10 s")
+        in_view(m.page.locator("#toasts .toast", has_text="The team opened a mine: +5 s."))
+        m.page.wait_for_timeout(1000)
+        said = m.page.evaluate("window.said")
+        mines = [t for t in said if "mine" in t]
+        assert len(mines) == 1 and mines[0].startswith("The team opened a mine: +5 s."), said

@@ -7,8 +7,9 @@ import {
   canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
   rematchShut, replayOutcome, resultRows, rivalNews, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
-  Throttle,
+  Throttle, untoldMines,
 } from "../../../clients/web/match.js";
+import { Cells } from "../../../clients/web/game.js";
 import { FakeSocket, ManualTimers, stamp } from "./fakes.js";
 
 const A = "a".repeat(32);
@@ -76,11 +77,35 @@ describe("a match view", () => {
     assert.deepEqual(resultRows(v, "p1").map((r) => [r.name, r.place, r.gameId]), [["Bob", 1, A], ["Ann", 2, null], ["Cid", null, null]]);
   });
 
+  it("gives no place in a race every seat resigned, and the last to a seat that resigned alone", () => {
+    const resigned = { status: "resigned", place: 1 };
+    const all = match({ status: "finished", seats: [seat("p1", "Ann", resigned), seat("p2", "Bob", resigned)] });
+    assert.deepEqual(resultRows(all, "p1").map((r) => [r.name, r.place]), [["Ann", null], ["Bob", null]]);
+    const one = match({
+      status: "finished",
+      seats: [seat("p1", "Ann", { status: "resigned", place: 2 }), seat("p2", "Bob", { status: "lost", place: 1 })],
+    });
+    assert.deepEqual(resultRows(one, "p1").map((r) => [r.name, r.place]), [["Bob", 1], ["Ann", 2]]);
+  });
+
   it("tells the penalties an update brings, and whose", () => {
     const before = match({ seats: [seat("p1", "Ann"), seat("p2", "Bob", { penalties: 1 })] });
     const after = match({ version: 2, seats: [seat("p1", "Ann", { penalties: 2 }), seat("p2", "Bob", { penalties: 1 })] });
     assert.deepEqual(newPenalties(before, after, "p1"), [{ name: "Ann", you: true, count: 2, total: 2 }]);
     assert.deepEqual(newPenalties(null, after, "p1"), []);
+  });
+
+  it("keeps a co-op player's own mines until the team's count takes them in", () => {
+    // A 4×1 board: a teammate's mine at 0, then this player's at 2 (a chord opens 2 and 3).
+    const board = (row) => Object.assign(new Cells(4, 1), { cells: Uint8Array.from(row, (c) => c.charCodeAt(0)) });
+    const mine = { version: 3, status: "playing", cells: [[2, 0, "X"]], move: { action: "reveal", x: 2, y: 0 } };
+    const safe = { version: 3, status: "playing", cells: [[2, 0, "1"]], move: { action: "reveal", x: 2, y: 0 } };
+    const chord = { version: 3, status: "playing", cells: [[2, 0, "XX"]], move: { action: "chord", x: 1, y: 0 } };
+    assert.equal(untoldMines(0, mine, board("X#X#"), 1), 1);
+    assert.equal(untoldMines(1, safe, board("X#1#"), 1), 1);
+    assert.equal(untoldMines(0, chord, board("X#XX"), 1), 2);
+    // The team's update came first: it counted the mine already (and said it).
+    assert.equal(untoldMines(0, mine, board("X#X#"), 2), 0);
   });
 
   it("counts down in whole seconds on the server's clock", () => {
