@@ -79,16 +79,18 @@ async def refusing(port: int) -> AsyncIterator[list[int]]:
 
 @pytest.mark.parametrize("stream", STREAMS)
 async def test_a_stream_gives_up_after_its_retries(service: ServiceProcess, stream: str) -> None:
+    """Three tries after the drop, no more, then ``ConnectionError``."""
     async with AsyncClient(service.url, timeout=5) as client:
         messages, _ = await opened(client, stream, retries=3)
         async with contextlib.aclosing(messages):
             await asyncio.wait_for(anext(messages), 10)
             service.stop(kill=True)  # the event loop waits meanwhile: nothing resumes yet
-            async with refusing(service.port):
+            async with refusing(service.port) as tries:
                 with pytest.raises(ConnectionError, match="could not resume") as caught:
                     while True:
                         await asyncio.wait_for(anext(messages), 30)
     assert isinstance(caught.value.__cause__, OSError | InvalidHandshake)
+    assert len(tries) == 3
 
 
 @pytest.mark.parametrize("stream", STREAMS)

@@ -429,8 +429,15 @@ async def watch_match(
     base = f"{ws_base(base_url)}/matches/{match_id}/events"
     version = since
     failures = 0
+    last: BaseException | None = None
     connected = False
     while True:
+        if connected:
+            if retries is not None and failures >= retries:
+                raise ConnectionError(
+                    f"lost the socket of match {match_id} and could not resume"
+                ) from last
+            await asyncio.sleep(backoff(failures + 1))
         url = base if version is None else f"{base}?since={version}"
         try:
             ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
@@ -438,14 +445,9 @@ async def watch_match(
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             if not connected:
                 raise
-            failures += 1
-            if retries is not None and failures > retries:
-                raise ConnectionError(
-                    f"lost the socket of match {match_id} and could not resume"
-                ) from exc
-            await asyncio.sleep(backoff(failures))
+            failures, last = failures + 1, exc
             continue
-        connected, failures = True, 0
+        connected, failures, last = True, 0, None
         refused = False
         # With a token and no ``since`` the match comes twice: before the auth is taken and
         # after it (with the seat's own game). The first is held, and yielded only if
@@ -500,7 +502,6 @@ async def watch_match(
             pass
         if held is not None:
             yield held
-        await asyncio.sleep(0.05)
 
 
 _player_messages: msgspec.json.Decoder[PlayerServerMessage] = msgspec.json.Decoder(
@@ -527,20 +528,22 @@ async def player_events(
     """
     url = f"{ws_base(base_url)}/players/me/events"
     failures = 0
+    last: BaseException | None = None
     connected = False
     while True:
+        if connected:
+            if retries is not None and failures >= retries:
+                raise ConnectionError("lost the player's socket and could not resume") from last
+            await asyncio.sleep(backoff(failures + 1))
         try:
             ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
                                user_agent_header=_http.USER_AGENT)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             if not connected:
                 raise
-            failures += 1
-            if retries is not None and failures > retries:
-                raise ConnectionError("lost the player's socket and could not resume") from exc
-            await asyncio.sleep(backoff(failures))
+            failures, last = failures + 1, exc
             continue
-        connected, failures = True, 0
+        connected, failures, last = True, 0, None
         try:
             async with ws:
                 await ws.send(_encoder.encode(Auth(token=token)).decode())
@@ -561,4 +564,3 @@ async def player_events(
                     yield message
         except ConnectionClosed:
             pass
-        await asyncio.sleep(0.05)
