@@ -5,7 +5,10 @@ could not after ``retries`` tries."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
+import re
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
@@ -16,7 +19,7 @@ from minesweeper.wire import MatchHeartbeat, MatchSnapshot, MatchUpdate
 from websockets.exceptions import InvalidHandshake
 
 from tests.support.play import unique_name
-from tests.support.servers import ServiceProcess, running_service
+from tests.support.servers import ServiceProcess, free_port, running_service
 
 from .test_stalled import own_service
 
@@ -184,3 +187,118 @@ async def test_a_player_socket_tells_a_pairing_made_while_it_was_away(
                     if match_id is not None:
                         with contextlib.suppress(Exception):
                             await client.leave_match(match_id, player_token=token)
+
+
+class Proxy:
+    """A go-between on a port of its own for one service: it forwards each connection,
+    except those it is told to cut short: for them it answers the WebSocket handshake
+    itself and closes the socket in the same breath, before the client can send a word."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.cut_short = 0  # how many of the next connections to cut short
+        self.open: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def __aenter__(self) -> Proxy:
+        self.server = await asyncio.start_server(self._take, "127.0.0.1", free_port())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.drop()
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+    def drop(self) -> None:
+        """Close every connection it forwards."""
+        for writer in self.open:
+            writer.close()
+        self.open.clear()
+
+    async def _take(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.cut_short:
+            self.cut_short -= 1
+            await self._open_and_close(reader, writer)
+            return
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        self.open += [writer, up_writer]
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    @staticmethod
+    async def _open_and_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request = await reader.readuntil(b"\r\n\r\n")
+        key = re.search(rb"(?i)sec-websocket-key:\s*(\S+)", request)
+        assert key is not None
+        accept = base64.b64encode(hashlib.sha1(key[1] + WS_GUID).digest())
+        # One write: the client reads the close with the handshake's answer.
+        writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                     b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+                     + CLOSE_GOING_AWAY)
+        with contextlib.suppress(OSError, TimeoutError):
+            await asyncio.wait_for(reader.read(64), 5)  # the client's close
+        writer.close()
+
+
+WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+CLOSE_GOING_AWAY = b"\x88\x02\x03\xe9"  # a close frame, code 1001
+
+
+async def with_token(
+    client: AsyncClient, stream: str
+) -> tuple[AsyncGenerator[Any, None], Callable[[AsyncClient], Awaitable[object]], type]:
+    """One of the three streams, with a token so that each of its sockets starts with an
+    auth; what makes it yield again (on any client of the same Redis), and what it then
+    yields."""
+    if stream == "game":
+        game = await client.new_game("beginner")
+
+        async def live() -> AsyncGenerator[Any, None]:
+            async with client.connect(game) as connection:
+                async for message in connection:
+                    yield message
+
+        return live(), lambda other: other.flag(game, 0, 0), Diff
+    ada = await client.register(unique_name("rs"))
+    if stream == "match":
+        room = await client.new_match("race", "beginner", seats=3, rated=False,
+                                      player_token=ada.token)
+
+        async def join(other: AsyncClient) -> object:
+            bob = await other.register(unique_name("rs"))
+            return await other.join_match(room.id, player_token=bob.token)
+
+        return client.watch_match(room.id, player_token=ada.token), join, MatchUpdate
+    return client.player_events(player_token=ada.token), no_change, PlayerSnapshot
+
+
+@pytest.mark.parametrize("stream", STREAMS)
+async def test_a_socket_closed_before_its_auth_went_is_a_dropped_one(
+    service: ServiceProcess, stream: str
+) -> None:
+    """A socket the service closes as soon as it opened, before the auth could go: the
+    stream resumes with the next one, as after any drop."""
+    async with Proxy(service.port) as proxy, AsyncClient(proxy.url, timeout=5) as client, \
+            AsyncClient(service.url, timeout=5) as elsewhere:
+        messages, change, expected = await with_token(client, stream)
+        async with contextlib.aclosing(messages):
+            await asyncio.wait_for(anext(messages), 10)
+            proxy.cut_short = 1
+            proxy.drop()
+            await change(elsewhere)
+            while not isinstance(await asyncio.wait_for(anext(messages), 30), expected):
+                pass
+        assert proxy.cut_short == 0

@@ -162,12 +162,12 @@ class LiveGame:
         async with self._opening:
             if self._task is None:
                 self._sockets = _reconnecting(
-                    self._url, _decoder,
+                    self._url, self._auth, _decoder,
                     f"lost the live connection to game {self.game_id} and could not resume",
                     retries=self._retries, timeout=self._timeout,
                     heartbeat_timeout=self._heartbeat_timeout, max_size=self._max_size,
                 )
-                await self._opened(await anext(self._sockets))
+                self._opened(await anext(self._sockets))
                 self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
 
     async def aclose(self) -> None:
@@ -287,11 +287,14 @@ class LiveGame:
     def _url(self) -> str:
         return self.url if self.version is None else f"{self.url}?since={self.version}"
 
-    async def _opened(self, socket: _Socket[ServerMessage]) -> None:
-        if self._token:
-            # Nothing answers a good token; a refused one comes back as an error with this id.
-            self._auth_id = next(self._ids)
-            await socket.send(Auth(self._token, id=self._auth_id))
+    def _auth(self) -> Auth | None:
+        if not self._token:
+            return None
+        # Nothing answers a good token; a refused one comes back as an error with this id.
+        self._auth_id = next(self._ids)
+        return Auth(self._token, id=self._auth_id)
+
+    def _opened(self, socket: _Socket[ServerMessage]) -> None:
         self._socket = socket
         self._ready.set()
 
@@ -304,7 +307,7 @@ class LiveGame:
                     await self._pump(self._socket)
                     if self._closing:
                         return
-                    await self._opened(await anext(sockets))
+                    self._opened(await anext(sockets))
         except Exception as exc:
             self._failure = exc
             self._fail_pending(exc)
@@ -408,6 +411,7 @@ class _Socket(Generic[M]):
 
 async def _reconnecting(
     url: Callable[[], str],
+    hello: Callable[[], Auth | None],
     decoder: msgspec.json.Decoder[M],
     lost: str,
     *,
@@ -418,24 +422,35 @@ async def _reconnecting(
 ) -> AsyncGenerator[_Socket[M], None]:
     """The sockets of a stream that resumes, one after another: the next is asked for
     once the last dropped, went silent or showed a missed version, and connects to
-    ``url()`` as it is then, which says where to resume. The first connection's failure
-    is raised as it is; after that the n-th try waits ``backoff(n)``, and
-    ``ConnectionError(lost)`` comes once ``retries`` tries in a row failed (``None``:
-    never). A socket is closed once the next is asked for, or this is closed."""
+    ``url()`` as it is then, which says where to resume; ``hello()`` is sent first, if
+    anything. The first connection's failure is raised as it is; after that the n-th try
+    waits ``backoff(n)``, and ``ConnectionError(lost)`` comes once ``retries`` tries in a
+    row failed (``None``: never). A socket is closed once the next is asked for, or this
+    is closed."""
 
-    async def connected() -> _Socket[M]:
+    async def connected() -> _Socket[M] | None:
         ws = await connect(
             url(), open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
             max_size=max_size, user_agent_header=_http.USER_AGENT,
         )
-        return _Socket(ws, decoder, heartbeat_timeout)
+        socket = _Socket(ws, decoder, heartbeat_timeout)
+        message = hello()
+        if message is not None:
+            try:
+                await socket.send(message)
+            except ConnectionClosed:
+                # Closed as soon as it opened: a dropped socket, though the try succeeded.
+                await _close(ws)
+                return None
+        return socket
 
     socket = await connected()
     while True:
-        try:
-            yield socket
-        finally:
-            await _close(socket.ws)
+        if socket is not None:
+            try:
+                yield socket
+            finally:
+                await _close(socket.ws)
         tries = 0
         last: BaseException | None = None
         while True:
@@ -486,7 +501,8 @@ async def watch_match(
     base = f"{ws_base(base_url)}/matches/{match_id}/events"
     version = since
     sockets = _reconnecting(
-        lambda: base if version is None else f"{base}?since={version}", _match_messages,
+        lambda: base if version is None else f"{base}?since={version}",
+        lambda: None if token is None else Auth(token=token), _match_messages,
         f"lost the socket of match {match_id} and could not resume",
         retries=retries, timeout=timeout, heartbeat_timeout=heartbeat_timeout,
     )
@@ -500,11 +516,6 @@ async def watch_match(
             # wait for the next heartbeat.
             held: MatchSnapshot | None = None
             first = version is None
-            if token is not None:
-                try:
-                    await socket.send(Auth(token=token))
-                except ConnectionClosed:
-                    continue  # dropped already: the next socket resumes
             async for message in socket:
                 match message:
                     case MatchSnapshot(match=view):
@@ -563,15 +574,12 @@ async def player_events(
     """
     url = f"{ws_base(base_url)}/players/me/events"
     sockets = _reconnecting(
-        lambda: url, _player_messages, "lost the player's socket and could not resume",
+        lambda: url, lambda: Auth(token=token), _player_messages,
+        "lost the player's socket and could not resume",
         retries=retries, timeout=timeout, heartbeat_timeout=heartbeat_timeout,
     )
     async with contextlib.aclosing(sockets):
         async for socket in sockets:
-            try:
-                await socket.send(Auth(token=token))
-            except ConnectionClosed:
-                continue  # dropped already: the next socket resumes
             async for message in socket:
                 if isinstance(message, Error):
                     error = error_for(message.problem)
