@@ -16,7 +16,8 @@ import contextlib
 import itertools
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import Any, TypeAlias
+from dataclasses import dataclass
+from typing import Any, Generic, TypeAlias, TypeVar
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -50,7 +51,7 @@ __all__ = ["LiveGame", "LiveMessage"]
 #: What iterating a :class:`LiveGame` yields; answers to its own moves are not among them.
 LiveMessage: TypeAlias = Snapshot | Diff | Heartbeat | Reset | Hinted
 
-_decoder = msgspec.json.Decoder(ServerMessage)
+_decoder: msgspec.json.Decoder[ServerMessage] = msgspec.json.Decoder(ServerMessage)
 
 
 def backoff(tries: int) -> float:
@@ -136,7 +137,8 @@ class LiveGame:
         self._pending: dict[int, asyncio.Future[Diff]] = {}
         self._ids = itertools.count(1)
         self._auth_id: int | None = None
-        self._ws: ClientConnection | None = None
+        self._sockets: AsyncGenerator[_Socket[ServerMessage], None] | None = None
+        self._socket: _Socket[ServerMessage] | None = None
         self._ready = asyncio.Event()
         self._opening = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -159,14 +161,20 @@ class LiveGame:
         """Connect (raising ``OSError`` or a handshake error if the service is not there)."""
         async with self._opening:
             if self._task is None:
-                await self._connect()
+                self._sockets = _reconnecting(
+                    self._url, self._auth, _decoder,
+                    f"lost the live connection to game {self.game_id} and could not resume",
+                    retries=self._retries, timeout=self._timeout,
+                    heartbeat_timeout=self._heartbeat_timeout, max_size=self._max_size,
+                )
+                self._opened(await anext(self._sockets))
                 self._task = asyncio.create_task(self._run(), name=f"live {self.game_id}")
 
     async def aclose(self) -> None:
         """Close the socket, waiting at most about :data:`CLOSE_TIMEOUT` for the service."""
         self._closing = True
-        if self._ws is not None:
-            await _close(self._ws)
+        if self._socket is not None:
+            await _close(self._socket.ws)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -221,12 +229,12 @@ class LiveGame:
         await self._pace()
         await self.open()
         await self._wait_ready()
-        assert self._ws is not None
+        assert self._socket is not None
         request_id = next(self._ids)
         answer = asyncio.get_running_loop().create_future()
         self._pending[request_id] = answer
         try:
-            await self._ws.send(_encoder.encode(message(request_id)).decode())
+            await self._socket.send(message(request_id))
             try:
                 return await asyncio.wait_for(answer, self._timeout)
             except TimeoutError:
@@ -276,51 +284,43 @@ class LiveGame:
 
     # ---- the reader -----------------------------------------------------------------------
 
-    async def _connect(self) -> None:
-        url = self.url if self.version is None else f"{self.url}?since={self.version}"
-        ws = await connect(
-            url, open_timeout=self._timeout, close_timeout=CLOSE_TIMEOUT,
-            max_size=self._max_size, user_agent_header=_http.USER_AGENT,
-        )
-        if self._token:
-            # Nothing answers a good token; a refused one comes back as an error with this id.
-            self._auth_id = next(self._ids)
-            await ws.send(_encoder.encode(Auth(self._token, id=self._auth_id)).decode())
-        self._ws = ws
+    def _url(self) -> str:
+        return self.url if self.version is None else f"{self.url}?since={self.version}"
+
+    def _auth(self) -> Auth | None:
+        if not self._token:
+            return None
+        # Nothing answers a good token; a refused one comes back as an error with this id.
+        self._auth_id = next(self._ids)
+        return Auth(self._token, id=self._auth_id)
+
+    def _opened(self, socket: _Socket[ServerMessage]) -> None:
+        self._socket = socket
         self._ready.set()
 
     async def _run(self) -> None:
+        assert self._sockets is not None
         try:
-            while True:
-                assert self._ws is not None
-                await self._pump(self._ws)
-                if self._closing:
-                    return
-                await self._reconnect()
+            async with contextlib.aclosing(self._sockets) as sockets:
+                while True:
+                    assert self._socket is not None
+                    await self._pump(self._socket)
+                    if self._closing:
+                        return
+                    self._opened(await anext(sockets))
         except Exception as exc:
             self._failure = exc
             self._fail_pending(exc)
             await self._queue.put(exc)
 
-    async def _pump(self, ws: ClientConnection) -> None:
+    async def _pump(self, socket: _Socket[ServerMessage]) -> None:
         """Deliver messages until the socket drops or a version was missed."""
         try:
-            while True:
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), self._heartbeat_timeout)
-                except TimeoutError:
-                    break  # not even a heartbeat: the service stopped answering
-                try:
-                    message = _decoder.decode(raw)
-                except msgspec.ValidationError:
-                    continue  # a kind of message newer than this client: not for it
+            async for message in socket:
                 if not await self._handle(message):
                     break
-        except ConnectionClosed:
-            pass
         finally:
             self._ready.clear()
-            await _close(ws)
         self._fail_pending(ConnectionError("the live connection dropped during the move"))
 
     async def _handle(self, message: ServerMessage) -> bool:
@@ -353,21 +353,6 @@ class LiveGame:
         await self._queue.put(message)
         return True
 
-    async def _reconnect(self) -> None:
-        tries = 0
-        last: BaseException | None = None
-        while self._retries is None or tries < self._retries:
-            tries += 1
-            await asyncio.sleep(backoff(tries))
-            try:
-                await self._connect()
-                return
-            except (OSError, InvalidHandshake, TimeoutError) as exc:
-                last = exc
-        raise ConnectionError(
-            f"lost the live connection to game {self.game_id} and could not resume"
-        ) from last
-
     def _answer(self, request_id: object, outcome: Diff | ApiError) -> None:
         answer = self._pending.get(request_id) if isinstance(request_id, int) else None
         if answer is None or answer.done():
@@ -391,6 +376,93 @@ async def _close(ws: ClientConnection) -> None:
     """Close ``ws`` without waiting long for a service that does not answer."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(ws.close(), 2 * CLOSE_TIMEOUT)
+
+
+M = TypeVar("M")
+
+
+@dataclass
+class _Socket(Generic[M]):
+    """One socket of a stream. Iterating it gives its messages, decoded, and ends when
+    it drops or brings nothing, not even a heartbeat, for ``heartbeat_timeout`` seconds."""
+
+    ws: ClientConnection
+    decoder: msgspec.json.Decoder[M]
+    heartbeat_timeout: float
+
+    async def send(self, message: msgspec.Struct) -> None:
+        await self.ws.send(_encoder.encode(message).decode())
+
+    def __aiter__(self) -> _Socket[M]:
+        return self
+
+    async def __anext__(self) -> M:
+        while True:
+            try:
+                raw = await asyncio.wait_for(self.ws.recv(), self.heartbeat_timeout)
+            except (ConnectionClosed, TimeoutError):
+                # Dropped, or so long silent (no heartbeat) that the service stopped answering.
+                raise StopAsyncIteration from None
+            try:
+                return self.decoder.decode(raw)
+            except msgspec.ValidationError:
+                continue  # a kind of message newer than this client: not for it
+
+
+async def _reconnecting(
+    url: Callable[[], str],
+    hello: Callable[[], Auth | None],
+    decoder: msgspec.json.Decoder[M],
+    lost: str,
+    *,
+    retries: int | None,
+    timeout: float,
+    heartbeat_timeout: float,
+    max_size: int = 2**20,
+) -> AsyncGenerator[_Socket[M], None]:
+    """The sockets of a stream that resumes, one after another: the next is asked for
+    once the last dropped, went silent or showed a missed version, and connects to
+    ``url()`` as it is then, which says where to resume; ``hello()`` is sent first, if
+    anything. The first connection's failure is raised as it is; after that the n-th try
+    waits ``backoff(n)``, and ``ConnectionError(lost)`` comes once ``retries`` tries in a
+    row failed (``None``: never). A socket is closed once the next is asked for, or this
+    is closed."""
+
+    async def connected() -> _Socket[M] | None:
+        ws = await connect(
+            url(), open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
+            max_size=max_size, user_agent_header=_http.USER_AGENT,
+        )
+        socket = _Socket(ws, decoder, heartbeat_timeout)
+        message = hello()
+        if message is not None:
+            try:
+                await socket.send(message)
+            except ConnectionClosed:
+                # Closed as soon as it opened: a dropped socket, though the try succeeded.
+                await _close(ws)
+                return None
+        return socket
+
+    socket = await connected()
+    while True:
+        if socket is not None:
+            try:
+                yield socket
+            finally:
+                await _close(socket.ws)
+        tries = 0
+        last: BaseException | None = None
+        while True:
+            if retries is not None and tries >= retries:
+                raise ConnectionError(lost) from last
+            tries += 1
+            await asyncio.sleep(backoff(tries))
+            try:
+                socket = await connected()
+                break
+            except (OSError, InvalidHandshake, TimeoutError) as exc:
+                last = exc
 
 
 _match_messages: msgspec.json.Decoder[MatchServerMessage] = msgspec.json.Decoder(
@@ -428,79 +500,54 @@ async def watch_match(
     """
     base = f"{ws_base(base_url)}/matches/{match_id}/events"
     version = since
-    failures = 0
-    connected = False
-    while True:
-        url = base if version is None else f"{base}?since={version}"
-        try:
-            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
-                               user_agent_header=_http.USER_AGENT)
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            if not connected:
-                raise
-            failures += 1
-            if retries is not None and failures > retries:
-                raise ConnectionError(
-                    f"lost the socket of match {match_id} and could not resume"
-                ) from exc
-            await asyncio.sleep(backoff(failures))
-            continue
-        connected, failures = True, 0
-        refused = False
-        # With a token and no ``since`` the match comes twice: before the auth is taken and
-        # after it (with the seat's own game). The first is held, and yielded only if
-        # something other than the second comes next. A resume gets the match before the
-        # auth only when its updates are gone: nothing is held then, lest the match wait
-        # for the next heartbeat.
-        held: MatchSnapshot | None = None
-        first = version is None
-        try:
-            async with ws:
-                if token is not None:
-                    await ws.send(msgspec.json.encode(Auth(token=token)).decode())
-                while True:
-                    try:
-                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
-                    except TimeoutError:
-                        break  # not even a heartbeat: the service stopped answering
-                    try:
-                        message = _match_messages.decode(text)
-                    except msgspec.ValidationError:
-                        continue  # a kind of message newer than this client: not for it
-                    match message:
-                        case MatchSnapshot(match=view):
-                            version = view.version
-                        case MatchUpdate(version=number):
-                            if version is not None and number <= version:
-                                continue
-                            if version is not None and number > version + 1:
-                                break
-                            version = number
-                        case MatchHeartbeat(version=number):
-                            if version is not None and number > version:
-                                break
-                        case Error(problem=problem):
-                            if isinstance(error_for(problem), StoreUnavailable):
-                                break
-                            refused = True
-                    if isinstance(message, MatchSnapshot) and token is not None and first:
-                        first, held = False, message
-                        continue
-                    first = False
-                    if held is not None and not isinstance(message, MatchSnapshot):
-                        yield held
-                    held = None
-                    yield message
-                    if refused:
-                        return
-                    if (until_finished and isinstance(message, MatchSnapshot | MatchUpdate)
-                            and message.match.status == "finished"):
-                        return
-        except ConnectionClosed:
-            pass
-        if held is not None:
-            yield held
-        await asyncio.sleep(0.05)
+    sockets = _reconnecting(
+        lambda: base if version is None else f"{base}?since={version}",
+        lambda: None if token is None else Auth(token=token), _match_messages,
+        f"lost the socket of match {match_id} and could not resume",
+        retries=retries, timeout=timeout, heartbeat_timeout=heartbeat_timeout,
+    )
+    async with contextlib.aclosing(sockets):
+        async for socket in sockets:
+            refused = False
+            # With a token and no ``since`` the match comes twice: before the auth is taken
+            # and after it (with the seat's own game). The first is held, and yielded only
+            # if something other than the second comes next. A resume gets the match before
+            # the auth only when its updates are gone: nothing is held then, lest the match
+            # wait for the next heartbeat.
+            held: MatchSnapshot | None = None
+            first = version is None
+            async for message in socket:
+                match message:
+                    case MatchSnapshot(match=view):
+                        version = view.version
+                    case MatchUpdate(version=number):
+                        if version is not None and number <= version:
+                            continue
+                        if version is not None and number > version + 1:
+                            break
+                        version = number
+                    case MatchHeartbeat(version=number):
+                        if version is not None and number > version:
+                            break
+                    case Error(problem=problem):
+                        if isinstance(error_for(problem), StoreUnavailable):
+                            break
+                        refused = True
+                if isinstance(message, MatchSnapshot) and token is not None and first:
+                    first, held = False, message
+                    continue
+                first = False
+                if held is not None and not isinstance(message, MatchSnapshot):
+                    yield held
+                held = None
+                yield message
+                if refused:
+                    return
+                if (until_finished and isinstance(message, MatchSnapshot | MatchUpdate)
+                        and message.match.status == "finished"):
+                    return
+            if held is not None:
+                yield held
 
 
 _player_messages: msgspec.json.Decoder[PlayerServerMessage] = msgspec.json.Decoder(
@@ -526,39 +573,17 @@ async def player_events(
     once, and so is the :class:`~minesweeper.ApiError` of a refused token.
     """
     url = f"{ws_base(base_url)}/players/me/events"
-    failures = 0
-    connected = False
-    while True:
-        try:
-            ws = await connect(url, open_timeout=timeout, close_timeout=CLOSE_TIMEOUT,
-                               user_agent_header=_http.USER_AGENT)
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            if not connected:
-                raise
-            failures += 1
-            if retries is not None and failures > retries:
-                raise ConnectionError("lost the player's socket and could not resume") from exc
-            await asyncio.sleep(backoff(failures))
-            continue
-        connected, failures = True, 0
-        try:
-            async with ws:
-                await ws.send(_encoder.encode(Auth(token=token)).decode())
-                while True:
-                    try:
-                        text = await asyncio.wait_for(ws.recv(), heartbeat_timeout)
-                    except TimeoutError:
-                        break  # not even a heartbeat: the service stopped answering
-                    try:
-                        message = _player_messages.decode(text)
-                    except msgspec.ValidationError:
-                        continue  # a kind of message newer than this client: not for it
-                    if isinstance(message, Error):
-                        error = error_for(message.problem)
-                        if isinstance(error, StoreUnavailable):
-                            break
-                        raise error
-                    yield message
-        except ConnectionClosed:
-            pass
-        await asyncio.sleep(0.05)
+    sockets = _reconnecting(
+        lambda: url, lambda: Auth(token=token), _player_messages,
+        "lost the player's socket and could not resume",
+        retries=retries, timeout=timeout, heartbeat_timeout=heartbeat_timeout,
+    )
+    async with contextlib.aclosing(sockets):
+        async for socket in sockets:
+            async for message in socket:
+                if isinstance(message, Error):
+                    error = error_for(message.problem)
+                    if isinstance(error, StoreUnavailable):
+                        break
+                    raise error
+                yield message
