@@ -41,6 +41,8 @@ class PlayerSession(Socket):
     def __init__(self, ws: WebSocket, b: Backends) -> None:
         super().__init__(ws, b)
         self.player_id = ""
+        # Set by whatever may have moved the player's seek: a new seek, a notice, a gap.
+        self.seek_moved = asyncio.Event()
 
     async def authenticate(self) -> Owner:
         """The player the first message's token belongs to."""
@@ -73,12 +75,13 @@ class PlayerSession(Socket):
     async def forward(self, sub: Subscription[None]) -> None:
         while True:
             item = await self.next_event(sub)
+            self.seek_moved.set()
             if isinstance(item, Resync):
                 # What was published meanwhile is lost: the player as they are now says
                 # it, and a pair made meanwhile its notice.
                 await self.send_player()
                 await self.tell_pair()
-            else:
+            elif item.text != seeks.SEEKING:
                 await self.send(item.text)
 
     async def tell_pair(self) -> None:
@@ -88,18 +91,22 @@ class PlayerSession(Socket):
 
     async def keep_seeking(self) -> None:
         """While the socket is open, the player's seek does not expire, and is moved on
-        as a poll would move it (the ``matched`` notice comes here)."""
+        as a poll would move it (the ``matched`` notice comes here). With no seek to
+        move on it waits for word of one, reading nothing."""
         b = self.backends
         await self.tell_pair()
         settled: set[str] = set()
         touched = -math.inf
         while True:
+            self.seek_moved.clear()
             now = now_ms()
             touch = now - touched >= b.config.seek_expiry * 1000 / 3
             if touch:
                 touched = now
-            await seeks.advance(b, self.player_id, settled, touch=touch)
-            await asyncio.sleep(min(SEEK_STEP_SECONDS, b.config.seek_expiry / 3))
+            if await seeks.advance(b, self.player_id, settled, touch=touch):
+                await asyncio.sleep(min(SEEK_STEP_SECONDS, b.config.seek_expiry / 3))
+            else:
+                await self.seek_moved.wait()
 
     async def receive(self) -> None:
         """Nothing more is taken on this socket; what a client sends is answered with an

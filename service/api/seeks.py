@@ -39,6 +39,12 @@ MAKE_GRACE_MS = 2000
 _encode = wire.json_encoder.encode
 
 
+# Said on the player's channel when the player seeks: a socket of theirs, on any replica,
+# then moves the seek on (it reads nothing while there is no seek to move), and keeps
+# the word to itself.
+SEEKING = '{"type":"seeking"}'
+
+
 def pool_of(body: wire.NewSeek, bot: bool) -> str:
     board = "noguess" if body.no_guess else "classic"
     return f"{body.mode}:{body.preset}:{board}:{'bot' if bot else 'human'}"
@@ -98,6 +104,7 @@ async def create(request: Request) -> Response:
     if held is not None and await b.matches.cancel_seek(seek_id, pool):
         raise seating.refusal(held)
     await _pair(b, seek_id, pool, owner.player_id)
+    await b.players.publish(owner.player_id, SEEKING.encode())
     seek, _ = await b.matches.seek(seek_id)
     return MsgspecResponse(
         wire.CreatedSeek(seek=view(seek)), status_code=201,
@@ -174,27 +181,28 @@ async def _made(b: Backends, seek: Seek, pool: str) -> None:
         await matches.begin(b, seek.match_id)
 
 
-async def advance(b: Backends, player_id: str, settled: set[str], *, touch: bool) -> None:
-    """What a poll of the player's latest seek would do, keeping it alive when ``touch``.
-    ``settled`` holds the seeks found past needing it (their match made, or no longer
-    waiting), not read again."""
+async def advance(b: Backends, player_id: str, settled: set[str], *, touch: bool) -> bool:
+    """What a poll of the player's latest seek would do, keeping it alive when ``touch``;
+    whether the seek still needs it (waiting, or paired and its match perhaps still to
+    make). ``settled`` holds the seeks found past needing it, not read again."""
     seek_id = await b.matches.player_seek(player_id)
     if seek_id is None or seek_id in settled:
-        return
+        return False
     try:
         seek, pool = await b.matches.seek(seek_id)
     except SeekNotFound:
-        return
+        return False
     if seek.status == "waiting":
         await _pair(b, seek_id, pool, player_id)
         if touch:
             await b.matches.touch_seek(seek_id, now_ms())
-    elif seek.status == "matched" and seek.match_id is not None:
+        return True
+    if seek.status == "matched" and seek.match_id is not None:
         await _made(b, seek, pool)
-        if seek.paired_at is not None and now_ms() - seek.paired_at >= MAKE_GRACE_MS:
-            settled.add(seek_id)
-    else:
-        settled.add(seek_id)
+        if seek.paired_at is None or now_ms() - seek.paired_at < MAKE_GRACE_MS:
+            return True
+    settled.add(seek_id)
+    return False
 
 
 async def live_pair(b: Backends, player_id: str) -> str | None:

@@ -256,3 +256,44 @@ def test_a_socket_opened_after_the_pair_hears_of_it(clients: tuple[Api, Api]) ->
         # The notice would come at once, before the first heartbeat of quiet.
         while (message := json.loads(ws.recv(timeout=30)))["type"] != "heartbeat":
             assert message["type"] != "matched", message
+
+
+def _reads_of(store: redis.Redis, key: str, seconds: float) -> int:
+    """How many commands naming ``key`` Redis runs in the next ``seconds``."""
+    where = store.connection_pool.connection_kwargs
+    with redis.Redis(host=where["host"], port=where["port"], socket_timeout=0.2) as r, \
+            r.monitor() as monitor:
+        count = 0
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            try:
+                command = monitor.next_command()
+            except redis.TimeoutError:
+                continue
+            count += key in command["command"]
+        return count
+
+
+def test_an_idle_socket_reads_nothing_until_its_player_seeks(
+    clients: tuple[Api, Api], store: redis.Redis
+) -> None:
+    """An open player socket with no seek to move on asks Redis nothing; a seek its
+    player makes through the other replica wakes it, it moves the seek on and keeps it
+    alive, and the word that woke it is not the client's."""
+    a, b = clients
+    alice = a.register()
+    key = keys.player_seek(alice.id)
+    with player_socket(a, alice) as ws:
+        time.sleep(0.5)  # its first look, at the open
+        assert _reads_of(store, key, 2.5) == 0
+        mine = seek(b, alice, preset="beginner", no_guess=False)
+        assert _reads_of(store, key, 2.5) >= 2
+        time.sleep(SEEK_EXPIRY + 1)
+        assert call(a, "GET", f"/seeks/{mine['id']}")["status"] == "waiting"
+        heard = set()
+        until = time.monotonic() + 2.5
+        while (left := until - time.monotonic()) > 0:
+            with contextlib.suppress(TimeoutError):
+                heard.add(json.loads(ws.recv(timeout=left))["type"])
+        assert heard == {"heartbeat"}, heard
+    call(a, "DELETE", f"/seeks/{mine['id']}", alice)
