@@ -95,3 +95,25 @@ async def test_a_socket_refused_for_too_many_is_logged(svc: ServiceProcess) -> N
     line = socket_line(svc, "sock-3")
     assert (line["status"], line["code"], line["reason"]) == (403, 1008, "too many open sockets")
     assert said(svc, "sock-3") == ["refused a socket: too many open sockets"]
+
+
+async def test_a_socket_leaves_one_line_and_no_address_or_query_of_uvicorn(
+    svc: ServiceProcess,
+) -> None:
+    """uvicorn's own lines of a socket (its handshake with the peer's raw address and the
+    query string, "connection open") are not written: the access line says it all, once."""
+    created = httpx.post(f"{svc.url}/games", json={"preset": "beginner"}, timeout=30).json()
+    url = ws_url(svc, f"/games/{created['game']['id']}/events?since=0")
+    async with asyncio.timeout(10):
+        async with websockets.connect(url, additional_headers={"X-Request-ID": "sock-4"}):
+            with pytest.raises(websockets.exceptions.InvalidStatus):
+                await websockets.connect(url, additional_headers={"X-Request-ID": "sock-5"})
+    socket_line(svc, "sock-4")
+    socket_line(svc, "sock-5")
+    assert [r["logger"] for r in records(svc, "sock-4")] == ["service.access"]
+    assert sorted(str(r["logger"]) for r in records(svc, "sock-5")) == \
+        ["service.access", "service.api.edge"]
+    assert "?since=" not in svc.output()
+    lines = [json.loads(line) for line in svc.output().splitlines() if line.startswith("{")]
+    assert any(r["message"].startswith("Started server process") for r in lines)
+    assert not [r for r in lines if "color_message" in r]  # a terminal's, with ANSI codes
