@@ -22,6 +22,8 @@ from .wire import timestamp
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+# uvicorn's copy of a message with ANSI colour codes, for a terminal: not for a JSON log.
+_DROPPED = frozenset({"color_message"})
 
 
 class JsonFormatter(logging.Formatter):
@@ -37,16 +39,39 @@ class JsonFormatter(logging.Formatter):
         if rid is not None:
             line["request_id"] = rid
         for key, value in record.__dict__.items():
-            if key not in _STANDARD and not key.startswith("_"):
+            if key not in _STANDARD and key not in _DROPPED and not key.startswith("_"):
                 line[key] = value
         if record.exc_info:
             line["error"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)
 
 
+# What uvicorn and the websockets library say at info of every WebSocket, on uvicorn's
+# logger: its handshake (with the raw peer address, whatever FORWARDED_ALLOW_IPS says, and
+# the query string), its opening and closing. The service's own access line says all of it
+# once, when the socket ends (``AccessLog.record_socket``).
+_SOCKET_CHATTER = frozenset({
+    '%s - "WebSocket %s" [accepted]',
+    '%s - "WebSocket %s" 403',
+    '%s - "WebSocket %s" %d',
+    "connection open",
+    "connection closed",
+    "connection rejected (%d %s)",
+})
+
+
+class SocketChatter(logging.Filter):
+    """Drops uvicorn's info lines about each WebSocket; its warnings and errors pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno == logging.INFO and record.name.startswith("uvicorn")
+                    and record.msg in _SOCKET_CHATTER)
+
+
 def config(level: str) -> dict[str, object]:
     """A ``logging.config.dictConfig`` for the service and uvicorn alike."""
-    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    handler = {"class": "logging.StreamHandler", "formatter": "json",
+               "stream": "ext://sys.stderr", "filters": ["sockets"]}
     # The WebSocket protocol logs every frame at debug, a player's auth message (its
     # token) among them: those loggers stay at info whatever the level.
     framed = max(logging.getLevelName(level.upper()), logging.INFO)
@@ -54,6 +79,7 @@ def config(level: str) -> dict[str, object]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": JsonFormatter}},
+        "filters": {"sockets": {"()": SocketChatter}},
         "handlers": {"default": handler},
         "root": {"handlers": ["default"], "level": level.upper()},
         "loggers": {

@@ -46,6 +46,15 @@ REDIS_ERRORS = Counter("ms_redis_errors_total", "Redis calls that failed or time
 LIMITED = Counter("ms_rate_limited_total", "Requests refused by a rate limit", ["scope"])
 
 
+def redis_errors() -> float:
+    """How many Redis calls of this process have failed so far."""
+    for metric in REDIS_ERRORS.collect():
+        for sample in metric.samples:
+            if sample.name.endswith("_total"):
+                return sample.value
+    return 0.0
+
+
 _LIVE_FILE = re.compile(r"gauge_live\w*_(\d+)\.db")
 
 

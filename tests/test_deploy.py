@@ -124,11 +124,28 @@ def compose_env(service: dict[str, Any]) -> dict[str, str]:
     return {k: "" if v is None else str(v) for k, v in env.items()}
 
 
+def redis_arguments(args: list[str]) -> list[tuple[str, list[str]]]:
+    """``redis-server --name value... ...`` arguments as (name, values), in order, as
+    redis-server reads them: an option's values run up to the next ``--name``."""
+    out: list[tuple[str, list[str]]] = []
+    for arg in (str(a) for a in args if a != "redis-server"):
+        if arg.startswith("--"):
+            out.append((arg.removeprefix("--"), []))
+        else:
+            assert out, f"{arg!r} before any option"
+            out[-1][1].append(arg)
+    return out
+
+
 def redis_options(args: list[str]) -> dict[str, str]:
-    """``redis-server --name value ...`` arguments as a mapping."""
-    args = [a for a in args if a != "redis-server"]
-    assert len(args) % 2 == 0, args
-    return {args[i].removeprefix("--"): str(args[i + 1]) for i in range(0, len(args), 2)}
+    """``redis-server --name value ...`` arguments as a mapping (an option given more than
+    once, such as ``--save``, has its values joined)."""
+    options: dict[str, str] = {}
+    for name, values in redis_arguments(args):
+        assert values, f"--{name} without a value"
+        joined = " ".join(values)
+        options[name] = f"{options[name]} {joined}" if name in options else joined
+    return options
 
 
 def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -1280,6 +1297,50 @@ class Redis:
     def stop(self) -> None:
         self.cli("SHUTDOWN")
         self.proc.wait(20)
+
+
+REDIS_7 = Path("/usr/bin/redis-server")  # Debian's, beside the wheel's 6.2
+
+
+def deployed_redis_args(where: str) -> list[str]:
+    if where == "compose.yaml":
+        return [str(a) for a in compose()["services"]["redis"]["command"]]
+    container = redis_statefulset()["spec"]["template"]["spec"]["containers"][0]
+    return [str(a) for a in container["args"]]
+
+
+@pytest.mark.parametrize("where", ["StatefulSet", "compose.yaml"])
+@pytest.mark.parametrize("server", [REDIS_BIN / "redis-server", REDIS_7], ids=["6.2", "7"])
+def test_redis_takes_the_snapshot_schedule_of_the_deploy_files(
+    where: str, server: Path, tmp_path: Path
+) -> None:
+    """The ``--save`` arguments as the deploy files pass them give the schedule they mean on
+    Redis 6.2 and 7 alike: 6.2 takes "3600 1" as a single argument for no schedule at all."""
+    if not server.exists():
+        pytest.skip(f"no {server}")
+    saves = [a for name, values in redis_arguments(deployed_redis_args(where))
+             if name == "save" for a in ["--save", *values]]
+    meant = redis_options(saves)["save"]
+    assert meant.split() and len(meant.split()) % 2 == 0, saves
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), *saves],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        cli = [str(REDIS_BIN / "redis-cli"), "-p", str(port)]
+        deadline = time.monotonic() + 20
+        while subprocess.run([*cli, "PING"], capture_output=True, text=True,
+                             timeout=30).stdout.strip() != "PONG":
+            assert proc.poll() is None, "redis-server refused the arguments"
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+        said = subprocess.run([*cli, "CONFIG", "GET", "save"], capture_output=True, text=True,
+                              timeout=30).stdout.splitlines()
+        assert said == ["save", meant], (saves, said)
+    finally:
+        proc.terminate()
+        proc.wait(20)
 
 
 def script_env(port: int) -> dict[str, str]:

@@ -7,7 +7,8 @@ import contextlib
 import functools
 import gc
 import logging
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ from .. import engine, metrics, store, wire
 from ..config import Config
 from ..logs import AccessLog
 from . import (
-    backends,
     deadlines,
     events,
     games,
@@ -72,21 +72,69 @@ async def healthz(request: Request) -> Response:
     return MsgspecResponse(wire.Health(status="ok"))
 
 
-async def readyz(request: Request) -> Response:
+# A readiness answer serves every probe of this process for this long (unless a Redis
+# call failed since): asked a thousand times a second, /readyz costs Redis a PING a second.
+READY_SECONDS = 1.0
+
+
+class Readiness:
     """Ready once Redis answers, has told its version, takes writes, keeps what it is
     given (``maxmemory-policy noeviction``), and lets the service's user do what the
     service does (publish and subscribe among it); when it does not, the problem's detail
-    says why."""
-    routing: store.Routing = request.app.state.routing
-    reason = routing.trouble.problem
-    if reason is None:
-        try:
-            await backends.of(request).games.ping()
-            reason = await routing.not_ready()
-        except store.StoreUnavailable as exc:
-            if exc.refused is None:
-                raise
-            reason = exc.refused  # Redis answers, and refuses: say why
+    says why.
+
+    Each answer is kept for :data:`READY_SECONDS`, or until a Redis call of the process
+    fails. Finding it out takes a PING on a connection of the pool; the settings and
+    permissions are asked at most every ``routes.CHECK_SECONDS`` (see
+    :meth:`store.Routing.not_ready`).
+    """
+
+    def __init__(self, routing: store.Routing, ping: Callable[[], Awaitable[object]]) -> None:
+        self._routing = routing
+        self._ping = ping
+        self._lock = asyncio.Lock()
+        self._until = 0.0
+        self._errors = 0.0
+        self._reason: str | None = None
+        self._outage: store.StoreUnavailable | None = None
+
+    def _fresh(self) -> bool:
+        if time.monotonic() >= self._until:
+            return False
+        # A ready answer is kept only while every Redis call since has worked.
+        return self._reason is not None or self._outage is not None or \
+            metrics.redis_errors() == self._errors
+
+    async def reason(self) -> str | None:
+        """Why the service is not ready (None: it is); raises :class:`StoreUnavailable`
+        while Redis is away."""
+        if not self._fresh():
+            async with self._lock:
+                if not self._fresh():
+                    await self._find_out()
+        if self._outage is not None:
+            raise store.StoreUnavailable(str(self._outage)) from self._outage
+        return self._reason
+
+    async def _find_out(self) -> None:
+        reason, outage = self._routing.trouble.problem, None
+        if reason is None:
+            try:
+                await self._ping()
+                reason = await self._routing.not_ready()
+            except store.StoreUnavailable as exc:
+                if exc.refused is None:
+                    outage = exc
+                reason = exc.refused  # Redis answers, and refuses: say why
+        self._reason, self._outage = reason, outage
+        self._errors = metrics.redis_errors()
+        self._until = time.monotonic() + READY_SECONDS
+
+
+async def readyz(request: Request) -> Response:
+    """See :class:`Readiness`."""
+    readiness: Readiness = request.app.state.readiness
+    reason = await readiness.reason()
     if reason is not None:
         return problems.respond(problems.ApiError(
             503, "store_unavailable", f"not ready: {reason}", {"Retry-After": "5"}
@@ -170,6 +218,7 @@ def create_app(config: Config | None = None) -> Starlette:
         )
         app.state.backends = b
         app.state.routing = routing
+        app.state.readiness = Readiness(routing, b.games.ping)
         engine.preload()
         # What start-up built lives as long as the process: keeping it out of the
         # collector's full passes makes each of those a fraction of the cost.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final, Generic, NamedTuple, TypeVar
@@ -124,6 +125,8 @@ class _Link:
         self.node = node
         self.pubsub = pubsub
         self.sharded = sharded
+        # For the log: the node, or where the one server's connection went.
+        self.where = node or _address(pubsub)
         self.channels: set[bytes] = set()
         self.reader: asyncio.Task[None] | None = None
 
@@ -154,6 +157,23 @@ class _Link:
                 await self.reader
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
+
+
+def _address(pubsub: Any) -> str:
+    """The address a connected pub/sub connection went to: host:port, or a Unix socket."""
+    connection = getattr(pubsub, "connection", None)
+    host, port = getattr(connection, "host", None), getattr(connection, "port", None)
+    if host:
+        return f"{host}:{port}"
+    return str(getattr(connection, "path", "") or "the Redis of REDIS_URL")
+
+
+def _background(coro: Any, name: str) -> asyncio.Task[None]:
+    """A task of the listener's own, in a context of its own: it outlives the request
+    that happened to start it, whose id must not mark its log lines."""
+    task: asyncio.Task[None] = asyncio.create_task(coro, name=name,
+                                                   context=contextvars.Context())
+    return task
 
 
 class Events:
@@ -263,7 +283,7 @@ class Events:
                     await pubsub.aclose()
                 raise
             link = self._links[node] = _Link(node, pubsub, self.route.sharded)
-            link.reader = asyncio.create_task(self._read(link), name=f"events-reader {node}")
+            link.reader = _background(self._read(link), f"events-reader {link.where}")
         return link
 
     async def _attach(self, keys: set[bytes]) -> set[bytes]:
@@ -309,7 +329,7 @@ class Events:
     # ---- failures -----------------------------------------------------------------------------
 
     def _repair_later(self, keys: set[bytes], wait: float = 0.0) -> None:
-        task = asyncio.create_task(self._repair(keys, wait), name="events-repair")
+        task = _background(self._repair(keys, wait), "events-repair")
         self._repairs.add(task)
         task.add_done_callback(self._repairs.discard)
 
@@ -387,7 +407,7 @@ class Events:
                 if missing is not None:
                     await self._refused(link, exc, missing)
                     return
-                log.warning("events listener lost Redis node %r; subscribing again", link.node)
+                log.warning("events listener lost Redis node %s; subscribing again", link.where)
                 await self._lost(link)
                 return
             except Exception:  # the listener must outlive any one bad message
@@ -408,8 +428,8 @@ class Events:
             entry.confirm()
         elif kind == "sunsubscribe" and message["channel"] in link.channels:
             # Not asked for: the channel's slot moved to another node.
-            log.info("%s moved off Redis node %r; subscribing where it is now",
-                     entry.name, link.node)
+            log.info("%s moved off Redis node %s; subscribing where it is now",
+                     entry.name, link.where)
             link.forget(message["channel"])
             if entry.link is link:
                 entry.link = None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -117,6 +118,9 @@ def version_of(text: str) -> tuple[int, ...]:
 COMMANDS = ("PUBLISH", "SPUBLISH")
 # How long the readiness check's key lives.
 READINESS_KEY_MS = 10_000
+# Redis's settings and the user's permissions (a write, INFO, a publish and a subscription
+# on a channel of each kind) are asked again at most this often, whatever asks.
+CHECK_SECONDS = 5.0
 
 
 def publishing(command: str, script: str) -> str:
@@ -233,8 +237,14 @@ class Routing:
         self.route: Route | None = None
         self.known = asyncio.Event()
         self.trouble = Trouble(log)
-        # The eviction policy last logged as wrong ("": none yet).
-        self._evicting = ""
+        # What the last check of Redis's settings and permissions found (None: nothing),
+        # logged when found (then once a period while it lasts), and when it is fixed.
+        self.unfit: str | None = None
+        self._unfit_said = Trouble(log)
+        self._checking = asyncio.Lock()
+        self._next_check = 0.0
+        # The subscription probe's connection to each node, kept from one check to the next.
+        self._probes: dict[str, Any] = {}
 
     def command(self) -> str:
         """The command that publishes: the scripts' and :meth:`send`'s."""
@@ -254,11 +264,7 @@ class Routing:
         self.known.set()
         log.info("live messages use %s pub/sub", "sharded" if is_sharded else "classic")
         with contextlib.suppress(StoreUnavailable):
-            await self.evicts()
-        with contextlib.suppress(StoreUnavailable):
-            denied = await self.may_not_publish() or await self.may_not_subscribe()
-            if denied:
-                log.error("%s", denied)
+            await self.not_ready()
 
     async def may_not_publish(self) -> str | None:
         """Why the service's Redis user may not publish on its channels (None: it may)."""
@@ -298,20 +304,49 @@ class Routing:
         except redis.exceptions.RedisClusterException as exc:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         for node, channels in nodes.items():
-            pubsub: Any = route.client(node).pubsub()
+            kept = node in self._probes
             try:
-                for channel in channels:
-                    try:
-                        await self._subscribed(pubsub, route.sharded, channel)
-                    except redis.exceptions.NoPermissionError as exc:
-                        return self._denied("subscribe to", channel, exc)
-            except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException,
-                    OSError, TimeoutError) as exc:
-                raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                denied = await self._may_subscribe_on(route, node, channels)
+            except StoreUnavailable:
+                if not kept:
+                    raise
+                # The connection kept from the last check may have died meanwhile (Redis
+                # restarted): a new one says whether Redis is away.
+                denied = await self._may_subscribe_on(route, node, channels)
+            if denied is not None:
+                return denied
+        for node in set(self._probes) - set(nodes):  # a node that serves none of them now
+            await self._close_probe(self._probes.pop(node))
         return None
+
+    async def _may_subscribe_on(self, route: Route, node: str, channels: list[str]) -> str | None:
+        """Subscribe to ``channels`` and unsubscribe again, on the probe's connection to
+        ``node``, kept for the next check while it works."""
+        pubsub: Any = self._probes.pop(node, None)
+        if pubsub is None:
+            pubsub = route.client(node).pubsub()
+        try:
+            for channel in channels:
+                try:
+                    await self._subscribed(pubsub, route.sharded, channel)
+                except redis.exceptions.NoPermissionError as exc:
+                    await self._close_probe(pubsub)
+                    return self._denied("subscribe to", channel, exc)
+                await self._unsubscribed(pubsub, route.sharded, channel)
+        except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException,
+                OSError, TimeoutError) as exc:
+            await self._close_probe(pubsub)
+            raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
+        except BaseException:
+            await self._close_probe(pubsub)
+            raise
+        self._probes[node] = pubsub
+        return None
+
+    @staticmethod
+    async def _close_probe(pubsub: Any) -> None:
+        with contextlib.suppress(Exception):
+            await pubsub.aclose()
 
     @staticmethod
     async def _subscribed(pubsub: Any, is_sharded: bool, channel: str) -> None:
@@ -325,6 +360,18 @@ class Routing:
                 message = await pubsub.get_message(timeout=COMMAND_TIMEOUT)
                 if message is not None and message["type"] in ("subscribe", "ssubscribe"):
                     return
+
+    @staticmethod
+    async def _unsubscribed(pubsub: Any, is_sharded: bool, channel: str) -> None:
+        """Unsubscribe, and wait for Redis's confirmation: the connection is left as it
+        was, for the next check."""
+        if is_sharded:
+            await pubsub.sunsubscribe(channel)
+        else:
+            await pubsub.unsubscribe(channel)
+        async with asyncio.timeout(COMMAND_TIMEOUT):
+            while pubsub.subscribed:
+                await pubsub.get_message(timeout=COMMAND_TIMEOUT)
 
     async def may_not_write(self) -> str | None:
         """Why Redis refuses writes (None: it takes them): a short-lived key is written."""
@@ -345,7 +392,7 @@ class Routing:
     async def evicts(self) -> str | None:
         """Why Redis may drop the service's data (None: it may not, or the user may not
         run INFO to tell): a ``maxmemory-policy`` other than ``noeviction`` evicts games
-        and players when memory is full. Logged once when it is found, or changes."""
+        and players when memory is full."""
         with redis_errors():
             try:
                 if isinstance(self._client, RedisCluster):
@@ -361,24 +408,44 @@ class Routing:
                 return None  # a managed Redis may keep INFO from its users: not a fault
         wrong = sorted({p for p in policies if p != "noeviction"})
         if not wrong:
-            self._evicting = ""
             return None
-        reason = (f"Redis's maxmemory-policy is {', '.join(wrong)}: when its memory is full "
-                  f"it deletes keys, and games and players vanish; set maxmemory-policy "
-                  f"noeviction (CONFIG SET maxmemory-policy noeviction, and in redis.conf)")
-        if reason != self._evicting:
-            self._evicting = reason
-            log.error("%s", reason)
-        return reason
+        return (f"Redis's maxmemory-policy is {', '.join(wrong)}: when its memory is full "
+                f"it deletes keys, and games and players vanish; set maxmemory-policy "
+                f"noeviction (CONFIG SET maxmemory-policy noeviction, and in redis.conf)")
 
     async def not_ready(self) -> str | None:
         """Why the service cannot serve, as far as its Redis's settings and permissions
-        tell (None: they are fine). Raises :class:`StoreUnavailable` while Redis is away."""
+        tell (None: they are fine), as last checked. They are checked again once the last
+        check is :data:`CHECK_SECONDS` old, or at once when a write was refused since a
+        check found nothing. Raises :class:`StoreUnavailable` while Redis is away."""
         if self.trouble.problem is not None:
             return self.trouble.problem
-        return (await self.may_not_write() or await self.evicts()
-                or await self.may_not_publish() or await self.may_not_subscribe())
+        async with self._checking:
+            refused = writes_refused.problem is not None and self.unfit is None
+            if time.monotonic() < self._next_check and not refused:
+                return self.unfit
+            self.unfit = await self._check()
+            self._next_check = time.monotonic() + CHECK_SECONDS
+            return self.unfit
+
+    async def _check(self) -> str | None:
+        """Redis's settings and the user's permissions, asked of Redis. What is wrong is
+        logged when found (a refused write by the store, which says it for every kind of
+        write), and once it is fixed, a line says so."""
+        refused = await self.may_not_write()
+        if refused is not None:
+            return refused
+        unfit = (await self.evicts() or await self.may_not_publish()
+                 or await self.may_not_subscribe())
+        if unfit is None:
+            self._unfit_said.clear()  # "Redis answers as configured again", if it said one
+        else:
+            self._unfit_said.report(logging.ERROR, unfit)
+        return unfit
 
     async def aclose(self) -> None:
+        for pubsub in self._probes.values():
+            await self._close_probe(pubsub)
+        self._probes.clear()
         if self.route is not None:
             await self.route.aclose()

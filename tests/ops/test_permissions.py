@@ -36,7 +36,8 @@ def server() -> Iterator[RedisServer]:
     try:
         admin = redis.Redis(port=s.port)
         for user, rules in [("noinfo", NO_INFO), ("nochannels", NO_CHANNELS),
-                            ("nopublish", NO_PUBLISH), ("nosubscribe", NO_SUBSCRIBE)]:
+                            ("nopublish", NO_PUBLISH), ("nosubscribe", NO_SUBSCRIBE),
+                            ("granted", NO_CHANNELS)]:
             admin.execute_command("ACL", "SETUSER", user, "on", f">{PASSWORD}", *rules)
         admin.close()
         yield s
@@ -128,6 +129,23 @@ def test_a_user_without_channels_is_not_ready_and_moves_are_503(server: RedisSer
                   "publishing on the service's pub/sub channels"
         assert lines(svc, refused) == 1, svc.output()
         assert "Traceback" not in svc.output()
+    finally:
+        svc.stop()
+
+
+def test_a_permission_granted_live_is_ready_and_said_once(server: RedisServer) -> None:
+    svc = service(url_of(server, "granted"))
+    try:
+        r = readiness(svc)
+        assert r.status_code == 503, r.text
+        assert "Redis user 'granted' may not publish" in r.json()["detail"]
+        admin = redis.Redis(port=server.port)
+        admin.execute_command("ACL", "SETUSER", "granted", "allchannels")
+        admin.close()
+        wait_for(lambda: httpx.get(f"{svc.url}/readyz", timeout=10).status_code == 200, 15,
+                 "ready once granted")
+        assert lines(svc, "Redis answers as configured again") == 1, svc.output()
+        assert lines(svc, "Redis user 'granted' may not publish") == 1, svc.output()
     finally:
         svc.stop()
 

@@ -71,6 +71,12 @@ def error_lines(svc: ServiceProcess, text: str) -> int:
     return count
 
 
+def info_lines(svc: ServiceProcess, text: str) -> int:
+    return sum(record["level"] == "info" and text in record["message"]
+               for record in (json.loads(line) for line in svc.output().splitlines()
+                              if line.startswith("{")))
+
+
 def check_refusals(svc: ServiceProcess, game: str, auth: dict[str, str], said: str) -> None:
     """Moves, new games and players are 503s with Retry-After; the reason is said once
     in the log, and in /readyz."""
@@ -157,6 +163,9 @@ def test_an_evicting_redis_is_not_ready(policy: str) -> None:
         assert error_lines(svc, said) == 1, svc.output()
         admin(server).config_set("maxmemory-policy", "noeviction")
         assert readiness(svc, ready=True).status_code == 200
+        # Fixed live: the log says so, once.
+        assert info_lines(svc, "Redis answers as configured again") == 1, svc.output()
+        assert error_lines(svc, said) == 1, svc.output()
     finally:
         svc.stop()
         server.cleanup()

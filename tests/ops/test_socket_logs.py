@@ -10,9 +10,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+import redis
 import websockets
 
-from tests.support.servers import ServiceProcess, wait_for
+from tests.support.servers import RedisServer, ServiceProcess, wait_for
 
 ROUTE = "/games/{game_id}/events"
 
@@ -95,3 +96,56 @@ async def test_a_socket_refused_for_too_many_is_logged(svc: ServiceProcess) -> N
     line = socket_line(svc, "sock-3")
     assert (line["status"], line["code"], line["reason"]) == (403, 1008, "too many open sockets")
     assert said(svc, "sock-3") == ["refused a socket: too many open sockets"]
+
+
+async def test_a_socket_leaves_one_line_and_no_address_or_query_of_uvicorn(
+    svc: ServiceProcess,
+) -> None:
+    """uvicorn's own lines of a socket (its handshake with the peer's raw address and the
+    query string, "connection open") are not written: the access line says it all, once."""
+    created = httpx.post(f"{svc.url}/games", json={"preset": "beginner"}, timeout=30).json()
+    url = ws_url(svc, f"/games/{created['game']['id']}/events?since=0")
+    async with asyncio.timeout(10):
+        async with websockets.connect(url, additional_headers={"X-Request-ID": "sock-4"}):
+            with pytest.raises(websockets.exceptions.InvalidStatus):
+                await websockets.connect(url, additional_headers={"X-Request-ID": "sock-5"})
+    socket_line(svc, "sock-4")
+    socket_line(svc, "sock-5")
+    assert [r["logger"] for r in records(svc, "sock-4")] == ["service.access"]
+    assert sorted(str(r["logger"]) for r in records(svc, "sock-5")) == \
+        ["service.access", "service.api.edge"]
+    assert "?since=" not in svc.output()
+    lines = [json.loads(line) for line in svc.output().splitlines() if line.startswith("{")]
+    assert any(r["message"].startswith("Started server process") for r in lines)
+    assert not [r for r in lines if "color_message" in r]  # a terminal's, with ANSI codes
+
+
+async def test_the_listener_logs_without_the_id_of_the_request_that_started_it() -> None:
+    """The events listener's connection is opened by whichever socket first needs it; its
+    lines (here: the connection lost) carry no request's id, and name the node."""
+    server = RedisServer().start()
+    svc = ServiceProcess({"REDIS_URL": server.url, "LOG_LEVEL": "info"})
+    try:
+        svc.start()
+        created = httpx.post(f"{svc.url}/games", json={"preset": "beginner"},
+                             timeout=30).json()
+        url = ws_url(svc, f"/games/{created['game']['id']}/events")
+        admin = redis.Redis(port=server.port)
+        try:
+            async with asyncio.timeout(10):
+                async with websockets.connect(
+                    url, additional_headers={"X-Request-ID": "opener"}
+                ) as ws:
+                    assert json.loads(await ws.recv())["type"] == "snapshot"
+                    assert admin.client_kill_filter(_type="pubsub") == 1
+        finally:
+            admin.close()
+        lost = "events listener lost Redis node"
+        wait_for(lambda: lost in svc.output(), 10, "the listener's line")
+        [line] = [json.loads(line) for line in svc.output().splitlines()
+                  if line.startswith("{") and lost in line]
+        assert "request_id" not in line, line
+        assert line["message"] == f"{lost} 127.0.0.1:{server.port}; subscribing again"
+    finally:
+        svc.stop()
+        server.cleanup()
