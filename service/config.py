@@ -22,6 +22,7 @@ import msgspec.inspect as mi
 from msgspec import Meta
 
 from .engine import DEFAULT_MAX_CELLS
+from .store.connection import check_url
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
@@ -121,6 +122,13 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
                 f"REDIS_URL must start with {', '.join(REDIS_SCHEMES)}, not "
                 f"{self.redis_url.partition('://')[0] + '://'!r}"
             )
+        if self.redis_url:
+            cluster = self.redis_cluster or self.redis_url.startswith("redis+cluster://")
+            try:
+                check_url(self.redis_url, cluster=cluster)
+            except ValueError as exc:  # the message never repeats the URL: it may hold a password
+                raise ValueError(f"REDIS_URL is not a Redis URL the service can use: {exc}") \
+                    from None
 
     @property
     def trusted_proxies(self) -> list[str]:
