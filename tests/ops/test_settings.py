@@ -280,3 +280,31 @@ async def test_the_service_runs_on_flags(redis_url: str) -> None:
         assert svc.proc is not None
         children = psutil.Process(svc.proc.pid).children()
         assert len([p for p in children if "spawn_main" in " ".join(p.cmdline())]) == 2
+
+
+def test_a_misspelled_setting_is_warned_of_once(redis_url: str) -> None:
+    """A variable that is no setting is ignored; one that looks like a setting misspelled
+    is said once, in one line, with the setting it likely means."""
+    env = {"REDIS_URL": redis_url, "LOG_LEVEL": "info", "WORKERS": "2",
+           "REDIS_URI": "redis://elsewhere:6379/0", "LOGLEVEL": "debug",
+           # Alike in part only, or a different thing: not a word about them.
+           "REDIS_PORT": "6379", "REDIS_HOST": "elsewhere", "HOSTNAME": "box", "DATA": "x"}
+    with ServiceProcess(env) as svc:
+        said = [json.loads(line) for line in svc.output().splitlines()
+                if line.startswith("{") and "not settings" in line]
+        assert [(s["level"], s["message"]) for s in said] == [(
+            "warning", "ignored, not settings: LOGLEVEL (did you mean LOG_LEVEL?), "
+                       "REDIS_URI (did you mean REDIS_URL?)",
+        )], svc.output()
+        for name in ("REDIS_PORT", "REDIS_HOST", "HOSTNAME"):
+            assert name not in svc.output()
+
+
+def test_only_names_close_to_a_setting_count_as_misspelled() -> None:
+    assert config.misspelled({
+        "REDIS_URI": "x", "LOGLEVEL": "x", "redis_url": "x", "MAXCELLS": "x", "WORKER": "x",
+        "REDIS_URL": "x", "PORT": "1", "REDIS_PORT": "x", "REDIS_PASSWORD": "x",
+        "PROMETHEUS_MULTIPROC_DIR": "x", "MAX_WORKERS": "x", "XDG_DATA_DIRS": "x",
+        "HOSTNAME": "x", "LC_ALL": "x", "DATA_DIRECTORY": "x", "PATH": "x", "CORS_ORIGIN": "",
+    }) == {"REDIS_URI": "REDIS_URL", "LOGLEVEL": "LOG_LEVEL", "redis_url": "REDIS_URL",
+           "MAXCELLS": "MAX_CELLS", "WORKER": "WORKERS"}
