@@ -13,11 +13,14 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import redis.asyncio as aioredis
+import redis.exceptions
 from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.connection import Connection, ConnectionPool, parse_url
+from redis.asyncio.connection import AbstractConnection, Connection, ConnectionPool, parse_url
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
+
+from .errors import RefusedConnection
 
 CONNECT_TIMEOUT = 1.0
 COMMAND_TIMEOUT = 2.0
@@ -25,11 +28,32 @@ COMMAND_TIMEOUT = 2.0
 __all__ = ["Redis", "RedisCluster", "check_url", "connect", "connect_node", "connect_pubsub"]
 
 Redis = aioredis.Redis | RedisCluster
-_OPTIONS: dict[str, Any] = {
+
+
+async def _set_up(connection: AbstractConnection) -> None:
+    """A new connection's set-up (log in, select the database), with Redis's refusal of
+    it as :class:`RefusedConnection`: redis-py raises a plain ResponseError, like a
+    command's, and the service would take it for its own bug."""
+    try:
+        await connection.on_connect()
+    except redis.exceptions.ResponseError as exc:
+        if "DB index is out of range" in str(exc):
+            db = getattr(connection, "db", "?")
+            raise RefusedConnection(
+                f"Redis has no database {db}, the one REDIS_URL names (Redis said: {exc}): "
+                f"name one below its databases setting (16 unless set)"
+            ) from exc
+        raise RefusedConnection(f"Redis refused to set up a connection as REDIS_URL asks "
+                                f"(Redis said: {exc})") from exc
+
+
+# A cluster client takes no set-up of its own, and needs none: its database is 0.
+_CLUSTER_OPTIONS: dict[str, Any] = {
     "socket_connect_timeout": CONNECT_TIMEOUT,
     "socket_timeout": COMMAND_TIMEOUT,
     "health_check_interval": 15,
 }
+_OPTIONS: dict[str, Any] = {**_CLUSTER_OPTIONS, "redis_connect_func": _set_up}
 
 
 def _plain_url(url: str) -> str:
@@ -136,7 +160,7 @@ def user_of(url: str) -> str:
 
 def connect(url: str, *, cluster: bool = False) -> Redis:
     if cluster:
-        return RedisCluster.from_url(_plain_url(url), **_OPTIONS)
+        return RedisCluster.from_url(_plain_url(url), **_CLUSTER_OPTIONS)
     if url.startswith(SENTINEL_SCHEME):
         return _primary(url, retry=Retry(NoBackoff(), 1), **_OPTIONS)
     # One quick retry covers a connection the server closed while idle; more would only

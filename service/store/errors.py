@@ -23,6 +23,11 @@ class StoreUnavailable(StoreError):
         self.refused = refused
 
 
+class RefusedConnection(redis.exceptions.ConnectionError):
+    """Redis refused to set up a connection as REDIS_URL asks (a database it does not
+    have): a setting to fix, which no retry mends. Its text says why, for the operator."""
+
+
 class GameNotFound(StoreError):
     """No such game, or it expired."""
 
@@ -194,6 +199,8 @@ class _Refusals:
 _refusals = _Refusals()
 # Writes refused by a Redis that cannot take them: the reason, once a period.
 writes_refused = Trouble()
+# Connections Redis refuses to set up: the reason, once a period.
+connections_refused = Trouble()
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
@@ -223,6 +230,9 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         if refused is not None:
             writes_refused.report(logging.ERROR, refused)
             raise StoreUnavailable(refused, refused) from exc
+        if isinstance(exc, RefusedConnection):
+            connections_refused.report(logging.ERROR, str(exc))
+            raise StoreUnavailable(str(exc), str(exc)) from exc
         if lost:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         missing = missing_permission(exc)
