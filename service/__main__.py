@@ -40,6 +40,13 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.update(flags)
     log_config = logs.config(settings.log_level)
     logging.config.dictConfig(log_config)
+    meant = config.misspelled(os.environ)
+    if meant:
+        logging.getLogger("service.config").warning(
+            "ignored, not settings: %s", ", ".join(
+                f"{name} (did you mean {setting}?)" for name, setting in sorted(meant.items())
+            )
+        )
     metrics_dir = None
     if settings.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
         # Each worker counts on its own; /metrics adds them up from this folder.

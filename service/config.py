@@ -9,6 +9,7 @@ give ``--help`` and the error a bad value gets.
 from __future__ import annotations
 
 import argparse
+import difflib
 import ipaddress
 import os
 import re
@@ -22,6 +23,7 @@ import msgspec.inspect as mi
 from msgspec import Meta
 
 from .engine import DEFAULT_MAX_CELLS
+from .store.connection import check_url
 
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
@@ -121,6 +123,13 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
                 f"REDIS_URL must start with {', '.join(REDIS_SCHEMES)}, not "
                 f"{self.redis_url.partition('://')[0] + '://'!r}"
             )
+        if self.redis_url:
+            cluster = self.redis_cluster or self.redis_url.startswith("redis+cluster://")
+            try:
+                check_url(self.redis_url, cluster=cluster)
+            except ValueError as exc:  # the message never repeats the URL: it may hold a password
+                raise ValueError(f"REDIS_URL is not a Redis URL the service can use: {exc}") \
+                    from None
 
     @property
     def trusted_proxies(self) -> list[str]:
@@ -236,6 +245,7 @@ def _settings() -> tuple[Setting, ...]:
 
 SETTINGS = _settings()
 _BY_FIELD = {s.field: s for s in SETTINGS}
+_BY_ENV = {s.env: s for s in SETTINGS}
 _ERROR_AT = re.compile(r" - at `\$\.(\w+)")
 
 
@@ -270,6 +280,26 @@ def read(env: Mapping[str, str], flags: Mapping[str, str] | None = None) -> Conf
     if config.redis_url.startswith("redis+cluster://") and not config.redis_cluster:
         config = msgspec.structs.replace(config, redis_cluster=True)
     return config
+
+
+# How alike an environment variable's name must be to a setting's to be taken for it
+# misspelled (difflib's ratio: REDIS_URI and REDIS_URL are 0.89, REDIS_PORT 0.74).
+MISSPELLED_CUTOFF = 0.85
+
+
+def misspelled(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``env`` that are no setting but look like one misspelled (or in
+    lower case), each with the setting it likely means; ignored, as every variable that
+    is not a setting is."""
+    names = [s.env for s in SETTINGS]
+    out = {}
+    for name, value in env.items():
+        if name in _BY_ENV or not value:
+            continue
+        close = difflib.get_close_matches(name.upper(), names, n=1, cutoff=MISSPELLED_CUTOFF)
+        if close:
+            out[name] = close[0]
+    return out
 
 
 def _decode(type_: type, value: object) -> object:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 import msgspec
 
@@ -24,6 +25,10 @@ from .requests import now_ms
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1
+# After a failed poll, the next one comes this much later; the same failure again is
+# logged at most once in this period.
+FAILED_PAUSE_SECONDS = 1.0
+FAILURE_LOG_SECONDS = 60.0
 LEASE_MS = 5000
 # How long shutdown waits for the poller to end, and how often it is cancelled meanwhile.
 STOP_SECONDS = 5.0
@@ -79,11 +84,44 @@ async def tick(b: Backends, match_id: str) -> None:
         await settle_end(b, state)
 
 
+class _Failing:
+    """A poll's failure other than Redis being away (a bug, most likely): logged with its
+    traceback when it is new, then, while the same failure repeats every second, one line
+    a period saying how many times it did."""
+
+    def __init__(self) -> None:
+        self.said = ""
+        self.next_at = 0.0
+        self.held = 0
+
+    def report(self, exc: Exception) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        now = time.monotonic()
+        if text == self.said and now < self.next_at:
+            self.held += 1
+            return
+        if text == self.said:
+            log.error("match deadlines still fail: %s (%d more times since the last report)",
+                      text, self.held)
+        else:
+            log.error("match deadlines", exc_info=exc)
+        self.said, self.next_at, self.held = text, now + FAILURE_LOG_SECONDS, 0
+
+    def over(self) -> None:
+        if self.said and self.held:
+            log.info("match deadlines: polling again (%d more failures since the last "
+                     "report)", self.held)
+        elif self.said:
+            log.info("match deadlines: polling again")
+        self.said, self.held = "", 0
+
+
 async def run(b: Backends, stop: asyncio.Event | None = None) -> None:
     """Poll for due matches until ``stop`` is set (or the task is cancelled)."""
     if stop is None:
         stop = asyncio.Event()
     outage = False
+    failing = _Failing()
     while not stop.is_set():
         pause = POLL_SECONDS
         try:
@@ -99,6 +137,7 @@ async def run(b: Backends, stop: asyncio.Event | None = None) -> None:
             if outage:
                 log.info("match deadlines: Redis answers again")
                 outage = False
+            failing.over()
         except asyncio.CancelledError:
             raise
         except StoreUnavailable as exc:
@@ -107,10 +146,10 @@ async def run(b: Backends, stop: asyncio.Event | None = None) -> None:
             if not outage:
                 log.warning("match deadlines wait for Redis: %s", exc)
                 outage = True
-            pause = 1
-        except Exception:  # the poller must outlive any one failure
-            log.exception("match deadlines")
-            pause = 1
+            pause = FAILED_PAUSE_SECONDS
+        except Exception as exc:  # the poller must outlive any one failure
+            failing.report(exc)
+            pause = FAILED_PAUSE_SECONDS
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(pause):
                 await stop.wait()

@@ -7,7 +7,6 @@ into problems, so no handler builds an error response itself.
 from __future__ import annotations
 
 import logging
-import time
 from http import HTTPStatus
 
 import msgspec
@@ -16,6 +15,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from .. import engine, store
+from ..store.errors import outage
 from ..wire import Problem, RequestId
 from .responses import ProblemResponse
 
@@ -34,33 +34,6 @@ _STATUS_CODE = {
     429: "rate_limited",
     503: "store_unavailable",
 }
-
-
-# While Redis is away every request fails the same way, thousands a second under load: one
-# line says so, then at most one a period, with how many failures it stands for.
-OUTAGE_LOG_SECONDS = 10.0
-
-
-class _Outage:
-    def __init__(self) -> None:
-        self.next_at = 0.0
-        self.held = 0
-
-    def report(self, exc: Exception) -> None:
-        now = time.monotonic()
-        if now < self.next_at:
-            self.held += 1
-            return
-        if self.held:
-            log.warning("store unavailable: %s (and %d more failed requests since the last "
-                        "report)", exc, self.held)
-        else:
-            log.warning("store unavailable: %s", exc)
-        self.next_at = now + OUTAGE_LOG_SECONDS
-        self.held = 0
-
-
-_outage = _Outage()
 
 
 class ApiError(Exception):
@@ -99,7 +72,7 @@ def api_error_of(exc: Exception) -> ApiError:
     if isinstance(exc, store.SeekNotFound):
         return ApiError(404, "not_found", "no such seek")
     if isinstance(exc, store.StoreUnavailable):
-        _outage.report(exc)
+        outage.report(exc)
         return ApiError(
             503, "store_unavailable", "the game store is unreachable; try again shortly",
             {"Retry-After": "1"},

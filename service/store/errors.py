@@ -23,6 +23,11 @@ class StoreUnavailable(StoreError):
         self.refused = refused
 
 
+class RefusedConnection(redis.exceptions.ConnectionError):
+    """Redis refused to set up a connection as REDIS_URL asks (a database it does not
+    have): a setting to fix, which no retry mends. Its text says why, for the operator."""
+
+
 class GameNotFound(StoreError):
     """No such game, or it expired."""
 
@@ -194,6 +199,55 @@ class _Refusals:
 _refusals = _Refusals()
 # Writes refused by a Redis that cannot take them: the reason, once a period.
 writes_refused = Trouble()
+# Connections Redis refuses to set up: the reason, once a period.
+connections_refused = Trouble()
+
+
+# While Redis is away every request fails the same way, thousands a second under load: one
+# line says so, then at most one a period, with how many failures it stands for.
+OUTAGE_LOG_SECONDS = 10.0
+
+
+class Outage:
+    """Requests failing for want of the store: the first failure is logged, then at most
+    one line a period with how many failed since the last. Once Redis answers again and
+    no request has failed for a period, one line says the store is available again, with
+    the failures not yet reported, and the next failure starts a new outage."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.failing = False
+        self._log = logger
+        self._next_at = 0.0
+        self._failed_at = 0.0
+        self._held = 0
+
+    def report(self, exc: Exception) -> None:
+        now = time.monotonic()
+        self.failing, self._failed_at = True, now
+        if now < self._next_at:
+            self._held += 1
+            return
+        if self._held:
+            self._log.warning("store unavailable: %s (and %d more failed requests since the "
+                              "last report)", exc, self._held)
+        else:
+            self._log.warning("store unavailable: %s", exc)
+        self._next_at, self._held = now + OUTAGE_LOG_SECONDS, 0
+
+    def answered(self) -> None:
+        """Redis answered a call: the outage is over once no request failed for a period."""
+        if time.monotonic() - self._failed_at < OUTAGE_LOG_SECONDS:
+            return
+        if self._held:
+            self._log.info("store available again (and %d more failed requests since the "
+                           "last report)", self._held)
+        else:
+            self._log.info("store available again")
+        self.failing, self._next_at, self._held = False, 0.0, 0
+
+
+# The requests' outage, said by the problems they get (api/problems.py, whose logger it is).
+outage = Outage(logging.getLogger("service.api.problems"))
 
 
 class redis_errors:  # named like a function: it is used as ``with redis_errors(): ...``
@@ -214,6 +268,8 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         tb: TracebackType | None,
     ) -> None:
         if exc is None:
+            if outage.failing:
+                outage.answered()
             return
         lost = isinstance(exc, _LOST) or _closed_under(exc)
         if not (lost or isinstance(exc, _FAILED)):
@@ -223,6 +279,9 @@ class redis_errors:  # named like a function: it is used as ``with redis_errors(
         if refused is not None:
             writes_refused.report(logging.ERROR, refused)
             raise StoreUnavailable(refused, refused) from exc
+        if isinstance(exc, RefusedConnection):
+            connections_refused.report(logging.ERROR, str(exc))
+            raise StoreUnavailable(str(exc), str(exc)) from exc
         if lost:
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         missing = missing_permission(exc)

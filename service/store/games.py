@@ -135,10 +135,12 @@ class GameStore:
         return command_of(self._routing)
 
     async def ping(self) -> bool:
-        """Whether Redis answers, and has told which pub/sub to publish with."""
-        self._publish()
+        """Whether Redis answers, and has told which pub/sub to publish with. Redis is
+        asked first: when it refuses the service, why it does is the news."""
         with redis_errors():
-            return bool(await self.redis.ping())
+            answered = bool(await self.redis.ping())
+        self._publish()
+        return answered
 
     async def create(
         self,

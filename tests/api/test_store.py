@@ -78,6 +78,41 @@ def test_redis_unreachable_is_a_quick_503(tmp_path: object) -> None:
         server.cleanup()
 
 
+def test_an_outage_ends_with_one_line_and_the_next_starts_afresh() -> None:
+    """The failures held since an outage's last report are said when it ends, in the line
+    that says the store is available again, and the next outage's first line counts
+    none of them."""
+    server = RedisServer().start()
+    try:
+        with running_service(server.url, LOG_LEVEL="info") as svc, \
+                httpx.Client(base_url=svc.url, timeout=15) as c:
+            game = Api(c).create(preset="beginner")
+
+            def lines(text: str) -> list[str]:
+                return [line for line in svc.output().splitlines() if text in line]
+
+            server.stop()
+            for _ in range(5):
+                assert c.get(f"/games/{game.id}").status_code == 503
+            assert len(lines("store unavailable")) == 1, svc.output()
+            server.start()
+            # Redis answers the deadline poller at once; the outage is over once no request
+            # has failed for 10 s.
+            wait_until(lambda: lines("store available again"), 30, "the end of the outage")
+            ended = lines("store available again")
+            assert len(ended) == 1 and "(and 4 more failed requests since the last report)" \
+                in ended[0], svc.output()
+            assert c.get(f"/games/{game.id}").status_code == 200
+
+            server.stop()
+            assert c.get(f"/games/{game.id}").status_code == 503
+            said = lines("store unavailable")
+            assert len(said) == 2 and "more failed requests" not in said[1], svc.output()
+            server.start()
+    finally:
+        server.cleanup()
+
+
 # What Redis answers while it is away or failing over: the request gets a 503 and may be
 # made again. Anything else Redis says about a command is a bug in the service.
 AWAY = [

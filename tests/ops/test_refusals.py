@@ -1,7 +1,8 @@
 """A Redis that answers but will not keep the service's data: full under ``noeviction``
-(OOM), unable to save to disk (MISCONF), a read-only replica (READONLY), or set to evict
-keys when full. Writes are a 503 ``store_unavailable`` with ``Retry-After``, never a 500;
-the reason is logged once, not once a request; ``/readyz`` says why."""
+(OOM), unable to save to disk (MISCONF), a read-only replica (READONLY), set to evict
+keys when full, or without the database REDIS_URL names. Writes are a 503
+``store_unavailable`` with ``Retry-After``, never a 500; the reason is logged once, not
+once a request; ``/readyz`` says why."""
 
 from __future__ import annotations
 
@@ -185,4 +186,44 @@ def test_the_eviction_check_is_skipped_for_a_user_without_info() -> None:
         finally:
             svc.stop()
     finally:
+        server.cleanup()
+
+
+@pytest.mark.parametrize("executable", [p.values[0] for p in VERSIONS],
+                         ids=[str(p.id) for p in VERSIONS])
+def test_a_database_redis_does_not_have_is_503_and_not_ready(executable: str) -> None:
+    """Redis refuses the connection's SELECT: every request is a 503 (it was a 500 with a
+    traceback each, and the deadline poller's traceback a second), Redis's reason is
+    logged once and is /readyz's; a Redis started again with that database serves."""
+    server = RedisServer(None, None, "--databases", "4", executable=executable).start()
+    url = f"redis://127.0.0.1:{server.port}/9"
+    svc = ServiceProcess({"REDIS_URL": url, "LOG_LEVEL": "info"})
+    said = "Redis has no database 9, the one REDIS_URL names (Redis said: DB index is out of " \
+           "range): name one below its databases setting"
+    try:
+        svc.start(ready="/healthz")
+        r = readiness(svc, ready=False)
+        assert r.status_code == 503 and r.headers["retry-after"] == "5", r.text
+        assert r.json()["detail"] == f"not ready: {said} (16 unless set)"
+        with httpx.Client(base_url=svc.url, timeout=30) as http:
+            for _ in range(3):
+                for r in (http.post("/games", json={"preset": "beginner"}),
+                          http.post("/players", json={})):
+                    assert r.status_code == 503, r.text
+                    assert r.headers["content-type"] == "application/problem+json"
+                    assert r.json()["code"] == "store_unavailable"
+        time.sleep(3)  # the deadline poller has tried three times at least
+        assert error_lines(svc, said) == 1, svc.output()
+        assert "Traceback" not in svc.output()
+        assert "internal_error" not in svc.output()
+        # Only Redis changes: the service, as it is, serves once Redis has the database.
+        server.stop()
+        server = RedisServer(server.port, server.data_dir, "--databases", "16",
+                             executable=executable).start()
+        assert readiness(svc, ready=True).status_code == 200, svc.output()
+        with httpx.Client(base_url=svc.url, timeout=30) as http:
+            new_game(http)
+        assert redis.Redis(port=server.port, db=9).dbsize() > 0
+    finally:
+        svc.stop()
         server.cleanup()

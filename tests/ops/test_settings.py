@@ -113,13 +113,71 @@ def test_bad_values_stop_the_service_with_status_2() -> None:
     assert "Traceback" not in out.stderr
 
 
+NOT_A_URL = "REDIS_URL is not a Redis URL the service can use: "
+# Each was taken at start-up, and the service ended with a traceback and status 3 when it
+# first connected.
+BAD_URLS = [
+    ("redis://localhost:notaport", "the port must be a number from 1 to 65535"),
+    ("redis://h:99999/0", "the port must be a number from 1 to 65535"),
+    ("redis://h:0/0", "the port must be a number from 1 to 65535"),
+    ("redis://h/abc", "the path must be a database number such as /0"),
+    ("redis://h/0?socket_timeout=abc", "Invalid value for 'socket_timeout'"),
+    ("redis://h/0?sockettimeout=1", "no Redis connection takes the option 'sockettimeout'"),
+    ("unix:///run/redis.sock?db=x", "Invalid value for 'db'"),
+    ("redis+sentinel://h:26379", "a Sentinel URL is redis+sentinel://host:port"),
+    ("redis+sentinel://h:x/primary", "a sentinel's port must be a number from 1 to 65535"),
+    ("redis+sentinel://h:26379/primary/x", "the primary's database must be a number"),
+    ("redis+cluster://127.0.0.1:6379/1", "a Redis Cluster has database 0 only, not 1"),
+]
+
+
+@pytest.mark.parametrize(("url", "message"), BAD_URLS, ids=[url for url, _ in BAD_URLS])
+def test_a_redis_url_the_store_cannot_use_is_refused(url: str, message: str) -> None:
+    with pytest.raises(SettingError) as refused:
+        read({"REDIS_URL": url})
+    assert NOT_A_URL + message in str(refused.value)
+
+
+def test_a_redis_url_does_not_fit_the_cluster_setting() -> None:
+    for url, message in [
+        ("redis://h:6379/2", "a Redis Cluster has database 0 only, not 2"),
+        ("unix:///run/redis.sock", "a Redis Cluster is not reached over a unix socket"),
+        ("redis+sentinel://h:26379/primary", "a redis+sentinel:// URL names no cluster"),
+    ]:
+        with pytest.raises(SettingError) as refused:
+            read({"REDIS_URL": url, "REDIS_CLUSTER": "1"})
+        assert NOT_A_URL + message in str(refused.value)
+
+
+def test_the_refusal_does_not_repeat_a_password() -> None:
+    """A ``#`` in a password cuts the URL short there: what follows reads as a port."""
+    for url in ("redis://app:Xq7#Zk9@h:6379/0", "redis+sentinel://app:Xq7#Zk9@h:26379/p",
+                "redis://:Xq7/Zk9@h:6379/0"):
+        with pytest.raises(SettingError) as refused:
+            read({"REDIS_URL": url})
+        said = str(refused.value)
+        assert "Xq7" not in said and "Zk9" not in said and "must be percent-encoded" in said
+
+
+def test_redis_urls_the_store_can_use_are_taken() -> None:
+    for url in ("redis://h", "redis://h:6379/0", "redis://u:p%23w@h:6379/15", "redis://h/",
+                "rediss://h:6380/1?ssl_cert_reqs=none", "redis://h/0?client_name=app",
+                "unix:///run/redis.sock?db=2", "redis://[::1]:6379/0",
+                "redis+sentinel://u:p@a:26379,b:26380/primary/2", "redis+sentinel://a/primary",
+                "redis+cluster://h:7000", "redis+cluster://h:7000/0"):
+        assert read({"REDIS_URL": url}).redis_url == url
+
+
 @pytest.mark.parametrize(("env", "message"), [
     ({"RATE_LIMIT": "inf"}, "RATE_LIMIT must be 0 (off) or a number from 0.001 to 1000000"),
     ({"REDIS_URL": "http://x"}, "REDIS_URL must start with redis://"),
+    ({"REDIS_URL": "redis://127.0.0.1:notaport"}, NOT_A_URL + "the port must be a number"),
+    ({"REDIS_URL": "redis+sentinel://127.0.0.1:26379"}, NOT_A_URL + "a Sentinel URL is"),
+    ({"REDIS_URL": "redis+cluster://127.0.0.1:6379/1"}, NOT_A_URL + "a Redis Cluster has"),
     # Found only once the service would listen: before, uvicorn ended with a traceback.
     ({"HOST": "999.1.1.1", "REDIS_URL": "redis://127.0.0.1:1/0"},
      "HOST '999.1.1.1' is not an address to listen on"),
-], ids=["inf", "url", "host"])
+], ids=["inf", "url", "port", "sentinel", "cluster-db", "host"])
 def test_values_found_bad_at_start_up_stop_it_with_status_2(
     env: dict[str, str], message: str
 ) -> None:
@@ -222,3 +280,31 @@ async def test_the_service_runs_on_flags(redis_url: str) -> None:
         assert svc.proc is not None
         children = psutil.Process(svc.proc.pid).children()
         assert len([p for p in children if "spawn_main" in " ".join(p.cmdline())]) == 2
+
+
+def test_a_misspelled_setting_is_warned_of_once(redis_url: str) -> None:
+    """A variable that is no setting is ignored; one that looks like a setting misspelled
+    is said once, in one line, with the setting it likely means."""
+    env = {"REDIS_URL": redis_url, "LOG_LEVEL": "info", "WORKERS": "2",
+           "REDIS_URI": "redis://elsewhere:6379/0", "LOGLEVEL": "debug",
+           # Alike in part only, or a different thing: not a word about them.
+           "REDIS_PORT": "6379", "REDIS_HOST": "elsewhere", "HOSTNAME": "box", "DATA": "x"}
+    with ServiceProcess(env) as svc:
+        said = [json.loads(line) for line in svc.output().splitlines()
+                if line.startswith("{") and "not settings" in line]
+        assert [(s["level"], s["message"]) for s in said] == [(
+            "warning", "ignored, not settings: LOGLEVEL (did you mean LOG_LEVEL?), "
+                       "REDIS_URI (did you mean REDIS_URL?)",
+        )], svc.output()
+        for name in ("REDIS_PORT", "REDIS_HOST", "HOSTNAME"):
+            assert name not in svc.output()
+
+
+def test_only_names_close_to_a_setting_count_as_misspelled() -> None:
+    assert config.misspelled({
+        "REDIS_URI": "x", "LOGLEVEL": "x", "redis_url": "x", "MAXCELLS": "x", "WORKER": "x",
+        "REDIS_URL": "x", "PORT": "1", "REDIS_PORT": "x", "REDIS_PASSWORD": "x",
+        "PROMETHEUS_MULTIPROC_DIR": "x", "MAX_WORKERS": "x", "XDG_DATA_DIRS": "x",
+        "HOSTNAME": "x", "LC_ALL": "x", "DATA_DIRECTORY": "x", "PATH": "x", "CORS_ORIGIN": "",
+    }) == {"REDIS_URI": "REDIS_URL", "LOGLEVEL": "LOG_LEVEL", "redis_url": "REDIS_URL",
+           "MAXCELLS": "MAX_CELLS", "WORKER": "WORKERS"}
