@@ -54,6 +54,25 @@ export function minPlayableCell() {
 }
 
 /**
+ * Cell size `size` (CSS pixels) on a screen of `dpr` device pixels to the CSS pixel:
+ * whole device pixels, rounded down (so "the whole board" never comes out a pixel too
+ * wide); sizes under a few device pixels stay as they are.
+ */
+export function deviceCell(size, dpr) {
+  const device = size * dpr;
+  return device >= MIN_SPRITE_PX ? Math.floor(device + 1e-6) / dpr : size;
+}
+
+/**
+ * Whether cells of `size` are too small to play, `least` the smallest playable size: a
+ * screen whose pixel ratio is not whole (2.625, 2.75, 1.5) rounds `least` itself down a
+ * little (30 px is 29.7 at 2.625), and that is still playable.
+ */
+export function tooSmall(size, least, dpr) {
+  return size < deviceCell(least, dpr) - 0.01;
+}
+
+/**
  * The room for a board area: as wide as the page allows, as tall as the window allows
  * with everything else of `section` (above and below the area) still in view. `tallest`:
  * the most it can take with the frame's counters above it and the rest of `section` below
@@ -244,16 +263,13 @@ export class BoardView {
   setCell(cell, { settled = true } = {}) {
     this.dpr = window.devicePixelRatio || 1;
     const min = Math.min(this.allCell(), minPlayableCell(), MIN_END_CELL);
-    let size = clamp(cell, min, MAX_CELL);
-    const device = size * this.dpr;
-    // Whole device pixels, rounded down: "the whole board" must not come out a pixel too wide.
-    if (device >= MIN_SPRITE_PX) size = Math.floor(device + 1e-6) / this.dpr;
+    const size = deviceCell(clamp(cell, min, MAX_CELL), this.dpr);
     this.cell = size;
     const space = this.els.space.style;
     space.width = `${this.width * size}px`;
     space.height = `${this.height * size}px`;
     if (settled) this.settle();
-    this.els.area.dataset.zoom = size < minPlayableCell() - 0.01 ? "small" : "play";
+    this.els.area.dataset.zoom = this.small ? "small" : "play";
     if (this.els.size) {
       const text = cellSizeText(size);
       this.els.size.textContent = `${text} px`;
@@ -336,7 +352,7 @@ export class BoardView {
 
   /** Whether cells are too small to play at this size. */
   get small() {
-    return this.cell < minPlayableCell() - 0.01;
+    return tooSmall(this.cell, minPlayableCell(), this.dpr);
   }
 
   /**
