@@ -41,3 +41,42 @@ def test_a_tap_opens_a_cell_at_the_smallest_touch_size_on_any_pixel_ratio(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+def in_window(box: Any, width: int, height: int) -> bool:
+    return bool(box) and box["x"] >= -0.5 and box["y"] >= -0.5 and (
+        box["x"] + box["width"] <= width + 0.5 and box["y"] + box["height"] <= height + 0.5
+    )
+
+
+@pytest.mark.parametrize("size", [(390, 664, 3), (360, 640, 2.625), (360, 640, 3)])
+def test_a_beginner_board_shows_whole_on_a_short_phone(
+    browser: Browser, live_server: str, size: tuple[int, int, float]
+) -> None:
+    """Most phones held upright leave the page 640 to 700 px of height: a beginner board
+    is there whole, every row and column, in cells a finger can hit, with the counters,
+    the zoom bar, the controls and the notes under them in the window too (on a first
+    visit, with the notice that names the player)."""
+    width, height, ratio = size
+    ctx, ms = open_level(browser, live_server, phone(width, height, ratio), "beginner")
+    try:
+        page = ms.page
+        expect(page.locator(".toast").first).to_be_visible()
+        page.wait_for_timeout(400)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page.locator("#board-area").get_attribute("data-more") == ""
+        for y in range(9):
+            for x in range(9):
+                box = ms.cell(x, y).bounding_box()
+                assert box and in_window(box, width, height), ((x, y), box)
+                assert box["width"] >= 29, box
+        for selector in ("#mines-left", "#face", "#timer", "#zoom-out", "#zoom-in", "#zoom-fit",
+                         "#flag-mode", "#hint", "#share", "#notes", ".levels",
+                         "#daily-button", "#online-button", "#player-button"):
+            box = page.locator(selector).bounding_box()
+            assert box and in_window(box, width, height), (selector, box)
+        # The title is still there for assistive technology.
+        expect(page.get_by_role("heading", name="Minesweeper")).to_be_attached()
+        assert not ms.errors
+    finally:
+        ctx.close()
