@@ -103,8 +103,12 @@ export function roomFor(area, section) {
   // What follows the section in the page (help, the page's padding) may stay out of view;
   // what stands beside the frame takes none of its height.
   // The frame's end: under its last part (the counters beside the board may reach lower).
+  // The zoom bar too may stand beside the board, under the counters (style.css): then
+  // nothing of the frame is under the board.
+  const lastBox = frame === area ? areaBox : frame.lastElementChild.getBoundingClientRect();
   const frameEnd = frame === area ? areaBox.bottom
-    : frame.lastElementChild.getBoundingClientRect().bottom + sum(frame, "paddingBottom", "borderBottomWidth");
+    : (lastBox.right <= areaBox.left + 1 ? areaBox.bottom : lastBox.bottom)
+      + sum(frame, "paddingBottom", "borderBottomWidth");
   const end = beside ? frameEnd : section.getBoundingClientRect().bottom;
   const below = end - areaBox.bottom;
   const windowHeight = document.documentElement.clientHeight;

@@ -80,3 +80,39 @@ def test_a_beginner_board_shows_whole_on_a_short_phone(
         assert not ms.errors
     finally:
         ctx.close()
+
+
+TARGETS = ("#zoom-out", "#cell-size", "#zoom-in", "#zoom-fit", ".toast-close", ".level",
+           "#daily-button", ".top-button.switch", "#leaders-button", "#player-button",
+           "#online-button", "#flag-mode", "#hint", "#pause", "#share", "#face")
+
+
+@pytest.mark.parametrize("size", [(360, 640), (412, 839), (844, 390), (740, 360)])
+def test_touch_targets_are_big_enough_for_a_finger(
+    browser: Browser, live_server: str, size: tuple[int, int]
+) -> None:
+    """On a touch screen, upright or held sideways, every button of the game's page is at
+    least 40 by 40 CSS px, and a double tap on one does not zoom the page."""
+    width, height = size
+    ctx, ms = open_level(browser, live_server, phone(width, height, 3), "beginner")
+    try:
+        page = ms.page
+        expect(page.locator(".toast-close").first).to_be_visible()
+        page.wait_for_timeout(300)
+        small = []
+        for selector in TARGETS:
+            for k in range(page.locator(selector).count()):
+                box = page.locator(selector).nth(k).bounding_box()
+                assert box, selector
+                if box["width"] < 39.5 or box["height"] < 39.5:
+                    small.append((selector, k, round(box["width"], 1), round(box["height"], 1)))
+        assert not small, small
+        actions = page.eval_on_selector_all(
+            "button", "els => els.map(e => getComputedStyle(e).touchAction)"
+        )
+        assert actions and set(actions) <= {"manipulation", "none"}, set(actions)
+        # The page still lays out without sideways scrolling.
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert not ms.errors
+    finally:
+        ctx.close()
