@@ -1,7 +1,8 @@
 // Hints: asking the service for the next cell (POST /games/{id}/hint), asking the player
 // first when the hint would cost a preset game its place on the leaderboards, and showing
 // the answer: the cell and the numbers its reason names marked on the board, the reason in
-// words, and "Open it" / "Flag it". It owns the hint on show and the request under way.
+// words, and "Open it" / "Flag it" (or, on a safe cell the player flagged, "Unflag and
+// open"). It owns the hint on show and the request under way.
 
 import { formatPercent } from "./format.js";
 
@@ -17,6 +18,24 @@ export function readableReason(reason, width, height) {
     return `row ${cy + 1}, column ${cx + 1}`;
   });
   return { text: text.charAt(0).toUpperCase() + text.slice(1), sources };
+}
+
+/**
+ * What the hint's button does to a cell showing `ch` ("#" hidden, "F" flagged, "?"
+ * question mark, else open), for a hint of `kind`: { label, steps, note }, `steps` the
+ * moves it plays in turn ("flag" takes a mark off, one step of its cycle at a time; the
+ * last is the hint's own move) and `note` what the hint says of the mark there; null when
+ * there is nothing to do (an open cell, a mine already flagged).
+ */
+export function hintAction(kind, ch) {
+  if (ch === "#") return kind === "mine" ? { label: "Flag it", steps: ["flag"], note: "" } : { label: "Open it", steps: ["reveal"], note: "" };
+  if (kind === "mine" || (ch !== "F" && ch !== "?")) return null;
+  // A flag goes, with question marks on, by way of a question mark: both are taken off.
+  const steps = ["unmark", "reveal"];
+  if (ch === "?") return { label: "Clear the mark and open", steps, note: "Your question mark is on it." };
+  return kind === "safe"
+    ? { label: "Unflag and open", steps, note: "Your flag there is wrong." }
+    : { label: "Unflag and open", steps, note: "Your flag is on it." };
 }
 
 /**
@@ -117,20 +136,23 @@ export class Hints {
     const i = hint.y * g.width + hint.x;
     const { text, sources } = readableReason(hint.reason || "", g.width, g.height);
     const chance = formatPercent(hint.mine_probability);
-    this.shown = { ...hint, c, i };
+    const action = hintAction(hint.kind, g.char(i));
+    this.shown = { ...hint, c, i, action };
     // The hint was asked for after any notice on show: it takes their place, uncovered.
     this.notices.clear();
     const where = `row ${hint.y + 1}, column ${hint.x + 1}`;
     const kind = KIND[hint.kind] || "Hint:";
-    const label = { safe: "hint: safe", mine: "hint: a mine", guess: `hint: best guess, ${chance} chance of a mine` }[hint.kind];
+    let label = { safe: "hint: safe", mine: "hint: a mine", guess: `hint: best guess, ${chance} chance of a mine` }[hint.kind];
+    if (hint.kind === "safe" && g.char(i) === "F") label += ", wrongly flagged";
     this.board.mark("hint-source", sources.filter((s) => s !== i), { cls: "hint-source", text: "a reason for the hint" });
     this.board.mark("hint", [i], { cls: `hint hint-${hint.kind}`, text: label });
     e.panel.dataset.kind = hint.kind;
     e.kind.textContent = kind;
-    e.where.textContent = hint.kind === "guess" ? `${where}, a ${chance} chance of a mine.` : `${where}.`;
+    const note = action?.note ? ` ${action.note}` : "";
+    e.where.textContent = hint.kind === "guess" ? `${where}, a ${chance} chance of a mine.${note}` : `${where}.${note}`;
     e.reason.textContent = ` ${text}.`;
-    e.act.textContent = hint.kind === "mine" ? "Flag it" : "Open it";
-    e.act.hidden = !g.isHidden(i);
+    e.act.textContent = action?.label ?? "";
+    e.act.hidden = !action;
     e.panel.hidden = false;
     // The keyboard cursor goes to the cell: Space (or F) plays it. The panel is no live
     // region (it holds buttons, and comes out of hiding): the announcer says it, once.
@@ -158,14 +180,28 @@ export class Hints {
     if (h.c !== c || c.game.covered || c.game.finished || !outlives(h, { ...change, status: c.game.status })) this.hide();
   }
 
-  playShown() {
+  async playShown() {
     const h = this.shown;
     const c = this.screen.current;
-    if (!h || h.c !== c || !c.game.isHidden(h.i)) return;
+    if (!h || h.c !== c || !h.action) return;
+    const g = c.game;
+    const action = hintAction(h.kind, g.char(h.i));
+    if (!action) return;
     // "Open it" goes with the hint once the cell is played: the focus goes to that cell
     // first, where the player plays on, instead of being dropped with the button.
     this.board.focusCell(h.i);
-    this.play(c, h.kind === "mine" ? "flag" : "reveal", h.i);
+    for (const step of action.steps) {
+      if (step === "unmark") {
+        // A flag's cycle may pass a question mark: at most two steps to a bare cell.
+        for (let k = 0; k < 2 && !g.isHidden(h.i) && "F?".includes(g.char(h.i)); k++) {
+          await this.play(c, "flag", h.i);
+          if (c !== this.screen.current || c.game !== g) return;
+        }
+        if (!g.isHidden(h.i)) return;
+      } else {
+        await this.play(c, step, h.i);
+      }
+    }
   }
 
   /** The Hint button: for the player, while the game runs. */

@@ -465,3 +465,43 @@ def test_a_custom_games_pause_says_nothing_of_ranks(api: Api, ms: Minesweeper) -
     expect(pause).to_have_attribute(
         "title", "Resume (P): show the board and start the clock again"
     )
+
+
+def test_a_hint_on_a_cell_the_player_wrongly_flagged_says_so_and_unflags_it(
+    api: Api, ms: Minesweeper
+) -> None:
+    """A safe cell the player flagged by mistake, then a hint that names it: the hint says
+    the flag there is wrong and offers to take it off and open the cell, which it does
+    with the player's own moves."""
+    settings = {"preset": "beginner", "seed": 4242}
+    mines = mine_layout(api, settings, FIRST)
+    game, token = api.create(**settings)
+    ms.play(game["id"], token)
+    ms.cell(*FIRST).click()
+    ms.expect_opened(*FIRST)
+    # The cell a hint names now: flagged by mistake.
+    first = api.act(game["id"], token, "hint")
+    x, y = first["x"], first["y"]
+    assert first["kind"] == "safe" and (x, y) not in mines
+    ms.cell(x, y).click(button="right")
+    ms.expect_state(x, y, "F")
+
+    ms.page.get_by_role("button", name="Hint").click()
+    hinted = ms.page.locator("#board .cell.hint")
+    expect(hinted).to_have_count(1)
+    assert cell_of(hinted) == (x, y)
+    panel = ms.page.locator("#hint-panel")
+    expect(panel).to_be_visible()
+    expect(panel).to_contain_text(f"Safe: row {y + 1}, column {x + 1}.")
+    expect(panel).to_contain_text("Your flag there is wrong")
+    expect(ms.page.locator("#announcer, [aria-live]").filter(
+        has_text="Your flag there is wrong").first).to_be_attached()
+    expect(hinted).to_have_attribute("aria-label", re.compile(r"hint: safe, wrongly flagged$"))
+    act = panel.get_by_role("button", name="Unflag and open")
+    expect(act).to_be_visible()
+    act.click()
+    ms.expect_opened(x, y)
+    expect(panel).to_be_hidden()
+    assert ms.mines_left() == 10
+    board = api.get(game["id"])["board"]
+    assert board[y][x] in "012345678"

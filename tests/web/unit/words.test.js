@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { Game } from "../../../clients/web/game.js";
-import { outlives, readableReason } from "../../../clients/web/hints.js";
+import { hintAction, outlives, readableReason } from "../../../clients/web/hints.js";
 import { howToPlay, moveWords } from "../../../clients/web/moves.js";
 import { dailySettings, levelSettings, newGameWords, resetKeepsPrefs, settingsLike } from "../../../clients/web/newgame.js";
 import { pauseTitle } from "../../../clients/web/pause.js";
@@ -88,6 +88,29 @@ describe("a hint", () => {
     assert.equal(outlives(guess, flagged), true);
     assert.equal(outlives(safe, { ...opened, changed: [4] }), false);
     assert.equal(outlives(safe, { ...flagged, before: { status: "ready" } }), false);
+  });
+});
+
+describe("a hint's button", () => {
+  it("opens a safe cell, flags a mine", () => {
+    assert.deepEqual(hintAction("safe", "#"), { label: "Open it", steps: ["reveal"], note: "" });
+    assert.deepEqual(hintAction("guess", "#"), { label: "Open it", steps: ["reveal"], note: "" });
+    assert.deepEqual(hintAction("mine", "#"), { label: "Flag it", steps: ["flag"], note: "" });
+  });
+
+  it("says a flag on a safe cell is wrong, and takes it off before opening", () => {
+    const a = hintAction("safe", "F");
+    assert.equal(a.label, "Unflag and open");
+    assert.equal(a.note, "Your flag there is wrong.");
+    assert.deepEqual(a.steps, ["unmark", "reveal"]);
+    assert.equal(hintAction("guess", "F").label, "Unflag and open");
+    assert.equal(hintAction("safe", "?").label, "Clear the mark and open");
+  });
+
+  it("has nothing to do on an open cell or a flagged mine", () => {
+    assert.equal(hintAction("safe", "3"), null);
+    assert.equal(hintAction("mine", "F"), null);
+    assert.equal(hintAction("mine", "?"), null);
   });
 });
 
