@@ -77,6 +77,11 @@ def test_a_beginner_board_shows_whole_on_a_short_phone(
             assert box and in_window(box, width, height), (selector, box)
         # The title is still there for assistive technology.
         expect(page.get_by_role("heading", name="Minesweeper")).to_be_attached()
+        # And a tap plays, whatever the screen's pixel ratio made of the cells.
+        box = ms.cell(4, 4).bounding_box()
+        assert box
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        ms.expect_opened(4, 4)
         assert not ms.errors
     finally:
         ctx.close()
