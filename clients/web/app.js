@@ -75,6 +75,10 @@ const screen = new Screen({
   },
   // The room is made below; moves only come once a game is on screen.
   onMoved: (c, diff, count) => room.moved(c, diff, count),
+  // Another game started while the player still races is asked first; the toast after it
+  // leads back to the match's page (its address, as a link would).
+  mayLeave: () => room.mayLeave(),
+  openMatch: (id) => { location.hash = `#/match/${id}`; },
 });
 moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));

@@ -72,6 +72,28 @@ export function rematchNote(asker) {
   return asker.you ? "You asked for a rematch." : `${asker.name} wants a rematch.`;
 }
 
+/**
+ * Whether `playerId` still plays in match `view`: seated, the match counting down or
+ * played, and the seat neither finished nor resigned. Another game started then leaves
+ * the race going on without them (it is asked first): nothing resigns by itself.
+ */
+export function stillRacing(view, playerId) {
+  const i = seatOf(view, playerId);
+  if (i < 0 || !view || !["countdown", "playing"].includes(view.status)) return false;
+  return ["waiting", "playing"].includes(view.seats[i].status);
+}
+
+/** What the page asks before another game takes a running match's seat off the screen. */
+export function awayWords(view) {
+  const race = view.mode === "race";
+  return {
+    title: race ? "Leave the race for a new game?" : "Leave the match for a new game?",
+    text: race
+      ? `Your race goes on without you: its clock keeps running${view.rated ? " and it still counts for your rating" : ""}. You can come back to it until it ends.`
+      : "The team plays on without you. You can come back to the match until it ends.",
+  };
+}
+
 /** A player sits in one match at a time: the one they are in, to go back to or leave. */
 export function playingElsewhere(err) {
   const id = err?.problem?.match_id;

@@ -12,7 +12,7 @@ import { formatTime } from "./format.js";
 import {
   canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
   playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf, untoldMines,
-  neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
+  neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, stillRacing, WARN_S, awayWords,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
 import { tokens } from "./storage.js";
@@ -151,6 +151,53 @@ export class Room {
     const game = document.getElementById("game");
     game.parentElement.insertBefore(s, game);
     this.buildResign();
+    this.buildAway();
+  }
+
+  /**
+   * Another game started while this player still races is asked first: it resigns
+   * nothing, and the race goes on without them (they can come back to its page).
+   */
+  buildAway() {
+    const d = (this.awayDialog = el("dialog", { id: "away-dialog", className: "away-dialog" }));
+    d.setAttribute("aria-labelledby", "away-title");
+    d.setAttribute("aria-describedby", "away-text");
+    this.awayTitle = el("h2", { id: "away-title" });
+    this.awayText = el("p", { id: "away-text" });
+    // The safe answer has the focus: Enter or Escape keeps racing.
+    const stay = el("button", { type: "button", id: "away-stay", className: "primary", textContent: "Keep racing", autofocus: true });
+    const go = el("button", { type: "button", id: "away-go", textContent: "Start the new game" });
+    this.awayAnswer = null;
+    const answer = (yes) => {
+      const done = this.awayAnswer;
+      this.awayAnswer = null;
+      if (d.open) d.close();
+      done?.(yes);
+    };
+    stay.addEventListener("click", () => answer(false));
+    go.addEventListener("click", () => answer(true));
+    d.addEventListener("close", () => answer(false));
+    this.awayStay = stay;
+    d.append(this.awayTitle, this.awayText, el("div", { className: "dialog-actions" }, stay, go));
+    document.body.append(d);
+  }
+
+  /**
+   * Whether another game may take the screen now: at once when this player does not race
+   * here (no match, or their seat is done); else once they said so. Answers a promise.
+   */
+  mayLeave() {
+    const v = this.view;
+    if (!this.active || !v || !stillRacing(v, this.me.id)) return Promise.resolve(true);
+    if (this.awayAnswer) return Promise.resolve(false); // asked already
+    const words = awayWords(v);
+    this.awayTitle.textContent = words.title;
+    this.awayText.textContent = words.text;
+    this.awayStay.textContent = v.mode === "race" ? "Keep racing" : "Keep playing";
+    return new Promise((resolve) => {
+      this.awayAnswer = resolve;
+      this.awayDialog.showModal();
+    });
   }
 
   /** Resigning a started match is asked once more: one stray click must not end a rated race. */
@@ -265,6 +312,7 @@ export class Room {
     this.shut = this.focusBoard = this.warned = false;
     this.ownMines = 0;
     if (this.resignDialog.open) this.resignDialog.close();
+    if (this.awayDialog.open) this.awayDialog.close();
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
@@ -393,7 +441,7 @@ export class Room {
     const token = st.play ? await this.me.token() : null;
     if (token) tokens.set(st.gameId, token); // a match's game takes its seat's player token
     if (this.gameShown !== st.gameId) return;
-    await this.screen.open(st.gameId, token ? "play" : "watch", { match: v.mode });
+    await this.screen.open(st.gameId, token ? "play" : "watch", { match: v.mode, matchId: v.id });
     this.cursors.follow(v.mode === "coop" && st.play ? st.gameId : null);
     if (this.view) this.render();
   }
@@ -503,6 +551,8 @@ export class Room {
     this.leaveButton.textContent = v.status === "waiting" ? "Leave" : "Resign";
     this.joinButton.disabled = this.leaveButton.disabled = this.busy;
     if (this.leaveButton.hidden && this.resignDialog.open) this.resignDialog.close();
+    // The race ended (or the seat did) while the page asked about leaving it: nothing to ask.
+    if (this.awayDialog.open && !stillRacing(v, meId)) this.awayDialog.close();
     this.renderSeats(shown);
     this.renderResults();
     this.renderRematch();

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
+  awayWords, canJoin, canStart, cellAt, stillRacing, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
   rematchShut, replayOutcome, resultRows, rivalNews, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle, untoldMines,
@@ -510,6 +510,23 @@ describe("a match's words", () => {
     ] });
     const stats = { bbbv: 18, bbbv_done: 2, bbbv_given: 1 };
     assert.equal(endWords(late, "p1", game("lost", { endedByMatch: true, stats })).sub, "1 of 17 3BV done when the time ran out.");
+  });
+
+  it("knows when another game would leave a race still going on, and asks in words", () => {
+    const seats = [seat("p1", "Ann", { status: "playing" }), seat("p2", "Bob", { status: "won", time_ms: 9_000 })];
+    const playing = match({ status: "playing", seats });
+    assert.equal(stillRacing(playing, "p1"), true);
+    assert.equal(stillRacing(playing, "p2"), false, "a cleared seat waits for nothing of its own");
+    assert.equal(stillRacing(playing, "p9"), false, "a watcher has no seat");
+    assert.equal(stillRacing(match({ status: "countdown", seats: [seat("p1", "Ann")] }), "p1"), true);
+    assert.equal(stillRacing(match({ status: "waiting", seats: [seat("p1", "Ann")] }), "p1"), false);
+    assert.equal(stillRacing(match({ status: "finished", seats }), "p1"), false);
+    assert.equal(stillRacing(match({ status: "playing", seats: [seat("p1", "Ann", { status: "resigned" })] }), "p1"), false);
+    const words = awayWords(playing);
+    assert.equal(words.title, "Leave the race for a new game?");
+    assert.equal(words.text, "Your race goes on without you: its clock keeps running and it still counts for your rating. You can come back to it until it ends.");
+    assert.equal(awayWords(match({ rated: false })).text, "Your race goes on without you: its clock keeps running. You can come back to it until it ends.");
+    assert.equal(awayWords(match({ mode: "coop" })).title, "Leave the match for a new game?");
   });
 
   it("speaks of the team in co-op, its penalties once", () => {

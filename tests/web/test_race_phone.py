@@ -1,0 +1,79 @@
+"""Races on a phone held upright, in an iPhone 13's window (390x664): what the player sees
+of the race, of leaving it for another game, of its result and of its room's link."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from tests.web.support import PHONE, require_chromium
+
+require_chromium()
+
+from playwright.sync_api import Browser, expect  # noqa: E402
+
+from tests.web.conftest import Minesweeper  # noqa: E402
+from tests.web.test_matches import (  # noqa: E402
+    MATCH_URL,
+    NewPage,
+    Rival,
+    in_window,
+    race_begun,
+)
+
+IPHONE_13: dict[str, Any] = {**PHONE, "viewport": {"width": 390, "height": 664},
+                             "device_scale_factor": 3}
+
+
+def test_a_new_game_during_a_race_is_asked_first_and_leads_back_to_the_race(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """Tapping a level mid-race asks first; keeping on racing changes nothing. Starting
+    the new game resigns nothing (the seat still plays), and its notice's "Back to it"
+    opens the match's page again, with its time left and no hint or pause."""
+    ctx = browser.new_context(**IPHONE_13)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Away-"), Rival(http, "Racer-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = race_begun(m, rival)
+            page = m.page
+            expert = page.locator('.level[data-level="expert"]')
+            expert.scroll_into_view_if_needed()
+            expert.tap()
+            dialog = page.get_by_role("dialog", name="Leave the race for a new game?")
+            in_window(m, dialog)
+            expect(dialog).to_contain_text("goes on without you")
+            keep = dialog.get_by_role("button", name="Keep racing")
+            expect(keep).to_be_focused()
+            keep.tap()
+            expect(dialog).to_be_hidden()
+            expect(page).to_have_url(MATCH_URL)
+            expect(page.get_by_role("timer")).to_be_visible()
+            assert m.size() == (9, 9)
+
+            expert.scroll_into_view_if_needed()
+            expert.tap()
+            dialog.get_by_role("button", name="Start the new game").tap()
+            expect(page).to_have_url(re.compile(r"#/game/[0-9a-f]{32}$"))
+            expect(m.grid).to_have_attribute("aria-colcount", "30")
+            toast = page.locator(".toast", has_text="Your match goes on without you")
+            expect(toast).to_be_visible()
+            # Nothing resigned: the seat still plays.
+            seat = next(s for s in rival.match(match["id"])["seats"] if s["player"]["id"] == me.id)
+            assert seat["status"] == "playing", seat
+
+            toast.get_by_role("button", name="Back to it").tap()
+            expect(page).to_have_url(re.compile(f"#/match/{match['id']}$"))
+            expect(m.grid).to_have_attribute("aria-colcount", "9")
+            in_window(m, page.get_by_role("timer"))
+            expect(page.get_by_role("timer")).to_contain_text("Time left")
+            expect(page.locator("#hint")).to_be_hidden()
+            expect(page.locator("#pause")).to_be_hidden()
+            expect(page.locator(".toast.error")).to_have_count(0)
+    finally:
+        ctx.close()
