@@ -409,12 +409,13 @@ export class Screen {
     // rows, the board takes the window's height whatever its size.
     const short = shortWindow();
     if (!c.match && !short) room.tallest = 0;
-    // In a short window a match's strip (seats, time left) stays at the window's top during
-    // play (match.css): the board, scrolled to, goes under it, and leaves it its height.
-    const strip = short && c.match ? stickyStrip() : 0;
+    // In a short window, and on a phone held upright, a match's strip (seats, time left)
+    // stays at the window's top during play (match.css): the board, scrolled to, goes
+    // under it, and leaves it its height.
+    const strip = c.match ? stickyStrip() : 0;
     room.tallest -= strip;
     this.els.frame.style.scrollMarginTop = strip ? `${strip}px` : "";
-    if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
+    if ((short || strip) && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
     // A finished game is only looked at: smaller cells may show all of it beside the result
     // (a match's board too while its match goes on: a seat that cleared sees its whole
     // board while it waits). Once the match is over, the match's own result above it, its

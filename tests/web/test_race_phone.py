@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from tests.web.support import PHONE, require_chromium
+from tests.web.support import ARTIFACTS, PHONE, require_chromium
 
 require_chromium()
 
@@ -20,7 +20,9 @@ from tests.web.test_matches import (  # noqa: E402
     NewPage,
     Rival,
     in_window,
+    inside,
     race_begun,
+    window_of,
 )
 
 IPHONE_13: dict[str, Any] = {**PHONE, "viewport": {"width": 390, "height": 664},
@@ -75,5 +77,45 @@ def test_a_new_game_during_a_race_is_asked_first_and_leads_back_to_the_race(
             expect(page.locator("#hint")).to_be_hidden()
             expect(page.locator("#pause")).to_be_hidden()
             expect(page.locator(".toast.error")).to_have_count(0)
+    finally:
+        ctx.close()
+
+
+def test_a_race_on_a_short_phone_keeps_time_left_and_rivals_in_view(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """All race long the time left and every seat's progress are in the window, with the
+    whole board, its cells big enough for a finger and none of them covered."""
+    ctx = browser.new_context(**IPHONE_13)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Short-"), Rival(http, "Phone-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            race_begun(m, rival)
+            page = m.page
+            page.wait_for_timeout(500)  # the board fitted and brought into view
+            shown = [page.get_by_role("timer"),
+                     page.get_by_role("progressbar", name=f"{rival.name}'s progress"),
+                     page.get_by_role("progressbar", name=f"{me.name}'s progress")]
+            for locator in shown:
+                in_window(m, locator)
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "match-race-iphone13.png"))
+            for x, y in ((0, 0), (8, 0), (0, 8), (8, 8)):
+                box = m.cell(x, y).bounding_box()
+                assert box and inside(box, window_of(m)), (x, y, box)
+                assert box["width"] >= 30, box
+                at = m.cell(x, y).evaluate(
+                    "e => { const r = e.getBoundingClientRect();"
+                    " const at = document.elementFromPoint(r.left + r.width / 2, r.top + 2);"
+                    " return Boolean(at && at.closest('#frame')); }"
+                )
+                assert at, (x, y)
+            # A move keeps them there.
+            m.cell(4, 4).tap()
+            for locator in shown:
+                in_window(m, locator)
     finally:
         ctx.close()
