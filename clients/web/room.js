@@ -10,7 +10,7 @@
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
+  BBBV_NOTE, bbbvWords, canJoin, canStart, countsBbbv, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
   playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf, untoldMines,
   neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, stillRacing, WARN_S, awayWords,
 } from "./match.js";
@@ -684,7 +684,13 @@ export class Room {
       body.append(tr);
     }
     table.append(body);
-    this.results.replaceChildren(table);
+    this.results.replaceChildren(table, ...this.bbbvNote());
+  }
+
+  /** Under a result that counts 3BV: what the word means, once (a newcomer does not know it). */
+  bbbvNote() {
+    if (!countsBbbv(this.view)) return [];
+    return [el("p", { className: "match-note", id: "match-bbbv-note", textContent: BBBV_NOTE })];
   }
 
   /** Co-op: one board, one time and one count of penalties for the whole team. */
@@ -692,7 +698,7 @@ export class Room {
     const v = this.view;
     const first = v.seats[0];
     const gameId = v.seats.find((s) => s.game_id)?.game_id ?? null;
-    const done = `${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV`;
+    const done = bbbvWords(first.progress);
     // A cleared board's time is said once, by the status above ("together you cleared the
     // board in 6.899 s"): no summary repeats it.
     let summary = "";
@@ -721,7 +727,7 @@ export class Room {
     table.append(body);
     const replay = this.replayLink(gameId, "Replay of the team's board", "Replay of the team's board", replayOutcome(v, first));
     this.results.replaceChildren(...(summary ? [el("p", { className: "match-summary", id: "match-summary", textContent: summary })] : []), table,
-      el("p", { className: "match-team-replay" }, replay));
+      el("p", { className: "match-team-replay" }, replay), ...this.bbbvNote());
   }
 
   /** A link to a board's replay (opened on this page), or a dash when there is none. */

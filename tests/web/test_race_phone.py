@@ -22,6 +22,7 @@ from tests.web.test_matches import (  # noqa: E402
     in_window,
     inside,
     race_begun,
+    resign,
     window_of,
 )
 
@@ -117,5 +118,37 @@ def test_a_race_on_a_short_phone_keeps_time_left_and_rivals_in_view(
             m.cell(4, 4).tap()
             for locator in shown:
                 in_window(m, locator)
+    finally:
+        ctx.close()
+
+
+def test_a_resigned_seat_is_counted_alike_in_the_table_and_under_its_board(
+    browser: Browser, new_ms: NewPage, live_server: str
+) -> None:
+    """A seat that resigns at once: once the rival clears, the result table and the panel
+    under the board give the same count of its 3BV, and a line under the table says once
+    what 3BV is."""
+    ctx = browser.new_context(**IPHONE_13)
+    ctx.set_default_timeout(15_000)
+    try:
+        with httpx.Client(base_url=live_server, timeout=15) as http:
+            rival, me = Rival(http, "Winner-"), Rival(http, "Quitter-")
+            m: Minesweeper = new_ms(ctx)
+            me.adopt(m)
+            match = race_begun(m, rival)
+            resign(m)
+            rival.clear(match["id"])
+            table = m.page.get_by_role("table", name="Result")
+            expect(table).to_be_visible()
+            row = table.locator("tbody tr", has_text=f"{me.name} (you)")
+            outcome = row.locator("td").nth(1)
+            expect(outcome).to_have_text(re.compile(r"^Resigned: \d+ of \d+ 3BV$"))
+            count = re.search(r"\d+ of \d+ 3BV", outcome.inner_text())
+            assert count
+            sub = m.page.locator("#result-sub")
+            expect(sub).to_contain_text(f"Resigned with {count.group(0)} done")
+            note = m.page.get_by_text(re.compile("^3BV: the fewest clicks that clear the board"))
+            expect(note).to_have_count(1)
+            expect(note).to_be_visible()
     finally:
         ctx.close()
