@@ -79,6 +79,7 @@ const screen = new Screen({
   // leads back to the match's page (its address, as a link would).
   mayLeave: () => room.mayLeave(),
   openMatch: (id) => { location.hash = `#/match/${id}`; },
+  player: () => me.player,
 });
 moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));
@@ -329,6 +330,8 @@ function showPlayer(p, registered) {
   button.title = p ? `Your profile: ${p.name}` : "Your profile";
   // Another name takes another width: the header, then the board under it, fit again.
   fitHeader();
+  // The game's tag says the name as it is now.
+  screen.renderTags();
   screen.fit();
   if (registered && p) {
     greeting = true;

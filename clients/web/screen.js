@@ -20,6 +20,7 @@ import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
 import { levelSettings, newGameWords, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
 import { writeText } from "./notices.js";
+import { playingAs } from "./player.js";
 import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
@@ -44,12 +45,15 @@ export class Screen {
    * `onMoved(c, diff, count)`: a co-op teammate's move (its diff names them in `by`)
    * changed `count` cells of the game on screen.
    * `mayLeave()`: a promise of whether a new game may take the screen (a running match's
-   * seat asks its player first); `openMatch(id)`: go back to match `id`'s page.
+   * seat asks its player first); `openMatch(id)`: go back to match `id`'s page;
+   * `player()`: this browser's player ({ id, name }) as it is now, or null.
    * The parts that show a game (panel, hints, pause, result) are given with `attach`.
    */
   constructor({
     api, clock, prefs, board, notices, onShown, onMoved = () => {}, mayLeave = async () => true, openMatch = () => {},
+    player = () => null,
   }) {
+    this.player = player;
     this.api = api;
     this.mayLeave = mayLeave;
     this.openMatch = openMatch;
@@ -541,7 +545,9 @@ export class Screen {
       if (s && s.assisted) {
         tags.push(["assisted", `Assisted: ${s.hints} ${s.hints === 1 ? "hint" : "hints"}, not ranked`]);
       }
-      if (c.mode === "play" && g.player) tags.push(["player", `Playing as ${g.player}`]);
+      // The player's own game says their name as it is now (renamed since, on the profile).
+      const name = c.mode === "play" ? playingAs(g, this.player()) : null;
+      if (name) tags.push(["player", `Playing as ${name}`]);
     }
     const el = this.els.tags;
     const key = tags.map(([k, t]) => `${k}:${t}`).join("|");
