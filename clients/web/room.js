@@ -15,6 +15,7 @@ import {
   neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, stillRacing, WARN_S, awayWords,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
+import { canShare, copyField, SELECT_TO_COPY, shareSheet } from "./share.js";
 import { tokens } from "./storage.js";
 
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
@@ -126,8 +127,14 @@ export class Room {
     this.shareUrl = el("input", { type: "text", readOnly: true, id: "match-url" });
     const copy = el("button", { type: "button", id: "match-copy", textContent: "Copy link" });
     copy.addEventListener("click", () => this.copy());
+    // Where the browser has a share sheet (a phone), it is the first way to send the link.
+    const send = el("button", { type: "button", id: "match-send", className: "primary", textContent: "Share link" });
+    send.hidden = !canShare({ url: location.href });
+    send.addEventListener("click", () => this.send());
+    // What became of the link, said where it is (the game's notes are hidden in the room).
+    this.shareStatus = el("p", { className: "match-share-status", id: "match-share-status", role: "status" });
     this.share = el("div", { className: "match-share", id: "match-share" },
-      el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, copy);
+      el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, send, copy, this.shareStatus);
     // A rematch's room takes only the last match's players: nobody is invited to it.
     this.inviteOnly = el("p", { className: "match-invite-only", id: "match-invite-only", hidden: true, textContent: INVITE_ONLY });
     this.joinButton = this.action("match-join", "Take a seat", () => this.act("join"), "primary");
@@ -309,6 +316,7 @@ export class Room {
     this.id = this.view = this.gameShown = this.rematchState = this.lastShown = this.news = null;
     this.notices.drop("penalty");
     this.problem = "";
+    this.shareStatus.textContent = "";
     this.shut = this.focusBoard = this.warned = false;
     this.ownMines = 0;
     if (this.resignDialog.open) this.resignDialog.close();
@@ -501,13 +509,26 @@ export class Room {
     }
   }
 
+  /** "Copy link": copied, or (no clipboard: a page over plain HTTP) selected, and said so. */
   async copy() {
-    try {
-      await navigator.clipboard.writeText(this.shareUrl.value);
-      this.notices.toast("Link copied."); // said by the notes, a live region
-    } catch {
-      this.shareUrl.select();
-    }
+    const copied = await copyField(this.shareUrl);
+    this.tellShare(copied ? "Link copied." : SELECT_TO_COPY);
+  }
+
+  /** "Share link": the system's share sheet; a copy when it fails (not when closed). */
+  async send() {
+    const v = this.view;
+    const what = v?.mode === "coop" ? "co-op game" : "race";
+    const data = { title: "Minesweeper", text: `Join my Minesweeper ${what}`, url: this.shareUrl.value };
+    const how = await shareSheet(data);
+    if (how === "none") await this.copy();
+    else this.tellShare(how === "shared" ? "Link shared." : "");
+  }
+
+  /** Say under the link what became of it; said again when it is pressed again. */
+  tellShare(text) {
+    this.shareStatus.textContent = "";
+    if (text) requestAnimationFrame(() => { this.shareStatus.textContent = text; });
   }
 
   // ---- rendering -----------------------------------------------------------------------------

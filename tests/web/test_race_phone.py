@@ -19,8 +19,10 @@ from tests.web.test_matches import (  # noqa: E402
     MATCH_URL,
     NewPage,
     Rival,
+    create_room,
     in_window,
     inside,
+    open_home,
     race_begun,
     resign,
     window_of,
@@ -150,5 +152,63 @@ def test_a_resigned_seat_is_counted_alike_in_the_table_and_under_its_board(
             note = m.page.get_by_text(re.compile("^3BV: the fewest clicks that clear the board"))
             expect(note).to_have_count(1)
             expect(note).to_be_visible()
+    finally:
+        ctx.close()
+
+
+# A page over plain HTTP has no clipboard, and this browser lets the page copy nothing;
+# the share sheet is a phone's, recorded here (or failing, once `__shareFails` is set).
+NO_CLIPBOARD_WITH_SHEET = """
+Object.defineProperty(Navigator.prototype, "clipboard",
+  { get: () => undefined, configurable: true });
+Document.prototype.execCommand = () => false;
+window.__shared = [];
+Navigator.prototype.share = async function (data) {
+  if (window.__shareFails) throw new DOMException("refused", "NotAllowedError");
+  window.__shared.push(data);
+};
+Navigator.prototype.canShare = () => true;
+"""
+
+
+def test_a_rooms_link_on_a_phone_goes_by_the_share_sheet_or_is_selected_to_copy(
+    browser: Browser, new_ms: NewPage
+) -> None:
+    """The room's invite link on a phone: "Share link" opens the system's share sheet with
+    it; where the page cannot copy (plain HTTP), "Copy link" selects it and says to copy
+    it, as does a share sheet that fails."""
+    ctx = browser.new_context(**IPHONE_13)
+    ctx.set_default_timeout(15_000)
+    ctx.add_init_script(NO_CLIPBOARD_WITH_SHEET)
+    try:
+        m: Minesweeper = new_ms(ctx)
+        open_home(m)
+        create_room(m, "race")
+        page = m.page
+        link = page.get_by_label("Invite with this link:")
+        expect(link).to_have_value(re.compile(r"^https?://"))
+        url = link.input_value()
+        send = page.get_by_role("button", name="Share link")
+        in_window(m, send)
+        send.tap()
+        page.wait_for_function("window.__shared.length === 1")
+        shared = page.evaluate("window.__shared[0]")
+        assert shared["url"] == url, shared
+        assert "race" in shared["text"], shared
+
+        told = page.locator("#match-share-status")
+        expect(told).to_have_text("Link shared.")
+        copy = page.get_by_role("button", name="Copy link")
+        copy.tap()
+        expect(told).to_have_text("Select the link and copy it.")
+        in_window(m, told)
+        selected = link.evaluate("e => [e.selectionStart, e.selectionEnd, e.value.length]")
+        assert selected[0] == 0 and selected[1] == selected[2], selected
+
+        # A share sheet that fails: the link is copied instead, here selected, and said.
+        page.evaluate("window.__shareFails = true")
+        told.evaluate("e => { e.textContent = ''; }")
+        send.tap()
+        expect(told).to_have_text("Select the link and copy it.")
     finally:
         ctx.close()
