@@ -75,6 +75,11 @@ const screen = new Screen({
   },
   // The room is made below; moves only come once a game is on screen.
   onMoved: (c, diff, count) => room.moved(c, diff, count),
+  // Another game started while the player still races is asked first; the toast after it
+  // leads back to the match's page (its address, as a link would).
+  mayLeave: () => room.mayLeave(),
+  openMatch: (id) => { location.hash = `#/match/${id}`; },
+  player: () => me.player,
 });
 moves = new Moves({ screen, board, notices });
 const share = new ShareDialog($("share-dialog"));
@@ -325,6 +330,8 @@ function showPlayer(p, registered) {
   button.title = p ? `Your profile: ${p.name}` : "Your profile";
   // Another name takes another width: the header, then the board under it, fit again.
   fitHeader();
+  // The game's tag says the name as it is now.
+  screen.renderTags();
   screen.fit();
   if (registered && p) {
     greeting = true;

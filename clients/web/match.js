@@ -72,6 +72,28 @@ export function rematchNote(asker) {
   return asker.you ? "You asked for a rematch." : `${asker.name} wants a rematch.`;
 }
 
+/**
+ * Whether `playerId` still plays in match `view`: seated, the match counting down or
+ * played, and the seat neither finished nor resigned. Another game started then leaves
+ * the race going on without them (it is asked first): nothing resigns by itself.
+ */
+export function stillRacing(view, playerId) {
+  const i = seatOf(view, playerId);
+  if (i < 0 || !view || !["countdown", "playing"].includes(view.status)) return false;
+  return ["waiting", "playing"].includes(view.seats[i].status);
+}
+
+/** What the page asks before another game takes a running match's seat off the screen. */
+export function awayWords(view) {
+  const race = view.mode === "race";
+  return {
+    title: race ? "Leave the race for a new game?" : "Leave the match for a new game?",
+    text: race
+      ? `Your race goes on without you: its clock keeps running${view.rated ? " and it still counts for your rating" : ""}. You can come back to it until it ends.`
+      : "The team plays on without you. You can come back to the match until it ends.",
+  };
+}
+
 /** A player sits in one match at a time: the one they are in, to go back to or leave. */
 export function playingElsewhere(err) {
   const id = err?.problem?.match_id;
@@ -168,12 +190,30 @@ export function seatsWords(taken, capacity = null) {
 }
 
 /**
+ * A seat's progress in words, "3 of 18 3BV": the match's own count, which its rows show
+ * during play and which ranks the seats that did not clear (the start's opening, the same
+ * for every seat, included). Every count of a match's 3BV on the page says it this way.
+ */
+export function bbbvWords(progress) {
+  return `${progress.bbbv_done} of ${progress.bbbv} 3BV`;
+}
+
+/** What "3BV" means, said once where a match's result first counts it. */
+export const BBBV_NOTE = "3BV: the fewest clicks that clear the board. The counts include the start's opening.";
+
+/** Whether a match's result counts any seat's 3BV (a seat that did not clear). */
+export function countsBbbv(view) {
+  if (view.mode === "coop") return !view.seats.some((s) => s.status === "won");
+  return view.seats.some((s) => s.status === "lost" || s.status === "resigned");
+}
+
+/**
  * How a seat ended, as its result row says it: "24.149 s + 5 s penalty = 29.149 s" for a
  * cleared board, "Out of time: 30 of 45 3BV" for a seat still playing when the time ran
  * out (its 3BV decided its place), "Hit a mine", "Resigned", or "Playing".
  */
 export function seatOutcome(seat) {
-  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  const done = bbbvWords(seat.progress);
   switch (seat.status) {
     case "won":
       return seat.time_ms != null ? penaltyTime(seat.time_ms, seat.penalties) : "Cleared";
@@ -212,10 +252,10 @@ export function endWords(view, playerId, game) {
   const totalMs = seat.time_ms != null ? seat.time_ms : game.elapsedMs + penalties * PENALTY_S * 1000;
   const time = penaltyTime(totalMs, penalties);
   const stat = { time: formatTime(totalMs), timeTerm: penalties ? "Time with penalties" : "Time" };
-  // The stats beside these words count the player's own 3BV, without what the shared
-  // start opened (result.js): so do these, or the panel says two counts of one board.
-  const given = Math.min(game.stats?.bbbv_given || 0, seat.progress.bbbv);
-  const done = `${Math.max(0, seat.progress.bbbv_done - given)} of ${seat.progress.bbbv - given} 3BV`;
+  // The match's count, as its seats' rows, its result table and its status say it (the
+  // start's opening included, as it ranks the seats): one count of a seat's 3BV on the
+  // page. The stats under it leave the start out, and their note says so (result.js).
+  const done = bbbvWords(seat.progress);
   const place = over && seat.place != null ? `${placeWords(seat.place)} place` : "";
   const tied = over && seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
   const words = (won, title, sub) => ({ won, title, sub, ...stat });
@@ -250,7 +290,7 @@ export function endWords(view, playerId, game) {
     return words(false, `Out of time${after ? `, ${after.slice(2)}` : ""}`, `${done} done when the time ran out${penalties ? `, ${plural(penalties, "mine")} hit` : ""}.`);
   }
   const title = you ? "Boom! You hit a mine." : `${who} hit a mine.`;
-  const ranked = place ? `, ${progressPlace(view, seat, given)}` : ` with ${done}`;
+  const ranked = place ? `, ${progressPlace(view, seat)}` : ` with ${done}`;
   return words(false, title, over ? `Game over after ${formatTime(game.elapsedMs)}${ranked}.`
     : `Game over after ${formatTime(game.elapsedMs)}.${waitingFor(view, i) ? ` Waiting for ${waitingFor(view, i)} to finish.` : ""}`);
 }
@@ -364,7 +404,7 @@ export function neverPlayed(view) {
 function seatEnd(view, seat) {
   const tied = seat.place != null && view.seats.filter((s) => s.place === seat.place).length > 1;
   const place = seat.place == null ? "" : `, ${tied ? "tied for " : ""}${placeWords(seat.place)} place`;
-  const done = `${seat.progress.bbbv_done} of ${seat.progress.bbbv} 3BV`;
+  const done = bbbvWords(seat.progress);
   const time = seat.time_ms != null ? penaltyTime(seat.time_ms, seat.penalties) : null;
   switch (seat.status) {
     case "won":
@@ -388,14 +428,13 @@ function allResigned(view) {
 
 /**
  * A place won on 3BV by a seat that did not clear, and against what: "1st on progress:
- * 3 of 18 3BV against 2". `given`: the start's 3BV, left out of every count alike.
+ * 3 of 18 3BV against 2".
  */
-function progressPlace(view, seat, given = 0) {
+function progressPlace(view, seat) {
   const tied = view.seats.filter((s) => s.place === seat.place).length > 1;
-  const own = (s) => Math.max(0, s.progress.bbbv_done - given);
-  const others = view.seats.filter((s) => s !== seat && s.status !== "won" && s.status !== "resigned").map(own);
+  const others = view.seats.filter((s) => s !== seat && s.status !== "won" && s.status !== "resigned").map((s) => s.progress.bbbv_done);
   const against = others.length ? ` against ${others.join(", ")}` : "";
-  return `${tied ? "tied for " : ""}${placeWords(seat.place)} on progress: ${own(seat)} of ${seat.progress.bbbv - given} 3BV${against}`;
+  return `${tied ? "tied for " : ""}${placeWords(seat.place)} on progress: ${bbbvWords(seat.progress)}${against}`;
 }
 
 /** The team's end in co-op: "together you cleared the board in 40.530 s". */
@@ -405,7 +444,7 @@ function teamOutcome(view, seated) {
   if (view.seats.some((s) => s.status === "won")) return `${team} cleared the board in ${penaltyTime(first.time_ms, first.penalties)}`;
   if (view.seats.every((s) => s.status === "resigned")) return "everybody resigned";
   const mine = view.seats.some((s) => s.status === "lost" && s.time_ms != null);
-  return mine ? "the team hit a mine" : `out of time, with ${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV done`;
+  return mine ? "the team hit a mine" : `out of time, with ${bbbvWords(first.progress)} done`;
 }
 
 /** Who won a race, when it is somebody else than seat `i` and nobody tied with them. */

@@ -32,6 +32,16 @@ export function renameMessage(err, name) {
   }
 }
 
+/**
+ * The name a played game is shown as played by: this browser's player's current name for
+ * a game of theirs (a rename since it began shows at once), else the name the game keeps.
+ * `game`: a Game (`player`, `playerId`); `player`: this browser's player, or null.
+ */
+export function playingAs(game, player) {
+  if (!game || !game.player) return null;
+  return player && game.playerId && game.playerId === player.id ? player.name : game.player;
+}
+
 export class Me {
   /**
    * `api`: the service. `store`: where the player lives in this browser (`get`, `set`,

@@ -10,11 +10,12 @@
 
 import { formatTime } from "./format.js";
 import {
-  canJoin, canStart, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
+  BBBV_NOTE, bbbvWords, canJoin, canStart, countsBbbv, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, PENALTY_S,
   playingElsewhere, playingWords, rematchAsker, rivalNews, replayOutcome, rematchNote, rematchOffer, rematchRefusal, rematchShut, resultRows, seatOf, untoldMines,
-  neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, WARN_S,
+  neverPlayed, seatOutcome, seatRows, seatsWords, secondsLeft, stage, stillRacing, WARN_S, awayWords,
 } from "./match.js";
 import { CoopCursors } from "./coop.js";
+import { canShare, copyField, SELECT_TO_COPY, shareSheet } from "./share.js";
 import { tokens } from "./storage.js";
 
 const LABEL = { beginner: "Beginner", intermediate: "Intermediate", expert: "Expert" };
@@ -126,8 +127,14 @@ export class Room {
     this.shareUrl = el("input", { type: "text", readOnly: true, id: "match-url" });
     const copy = el("button", { type: "button", id: "match-copy", textContent: "Copy link" });
     copy.addEventListener("click", () => this.copy());
+    // Where the browser has a share sheet (a phone), it is the first way to send the link.
+    const send = el("button", { type: "button", id: "match-send", className: "primary", textContent: "Share link" });
+    send.hidden = !canShare({ url: location.href });
+    send.addEventListener("click", () => this.send());
+    // What became of the link, said where it is (the game's notes are hidden in the room).
+    this.shareStatus = el("p", { className: "match-share-status", id: "match-share-status", role: "status" });
     this.share = el("div", { className: "match-share", id: "match-share" },
-      el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, copy);
+      el("label", { htmlFor: "match-url", textContent: "Invite with this link:" }), this.shareUrl, send, copy, this.shareStatus);
     // A rematch's room takes only the last match's players: nobody is invited to it.
     this.inviteOnly = el("p", { className: "match-invite-only", id: "match-invite-only", hidden: true, textContent: INVITE_ONLY });
     this.joinButton = this.action("match-join", "Take a seat", () => this.act("join"), "primary");
@@ -151,6 +158,53 @@ export class Room {
     const game = document.getElementById("game");
     game.parentElement.insertBefore(s, game);
     this.buildResign();
+    this.buildAway();
+  }
+
+  /**
+   * Another game started while this player still races is asked first: it resigns
+   * nothing, and the race goes on without them (they can come back to its page).
+   */
+  buildAway() {
+    const d = (this.awayDialog = el("dialog", { id: "away-dialog", className: "away-dialog" }));
+    d.setAttribute("aria-labelledby", "away-title");
+    d.setAttribute("aria-describedby", "away-text");
+    this.awayTitle = el("h2", { id: "away-title" });
+    this.awayText = el("p", { id: "away-text" });
+    // The safe answer has the focus: Enter or Escape keeps racing.
+    const stay = el("button", { type: "button", id: "away-stay", className: "primary", textContent: "Keep racing", autofocus: true });
+    const go = el("button", { type: "button", id: "away-go", textContent: "Start the new game" });
+    this.awayAnswer = null;
+    const answer = (yes) => {
+      const done = this.awayAnswer;
+      this.awayAnswer = null;
+      if (d.open) d.close();
+      done?.(yes);
+    };
+    stay.addEventListener("click", () => answer(false));
+    go.addEventListener("click", () => answer(true));
+    d.addEventListener("close", () => answer(false));
+    this.awayStay = stay;
+    d.append(this.awayTitle, this.awayText, el("div", { className: "dialog-actions" }, stay, go));
+    document.body.append(d);
+  }
+
+  /**
+   * Whether another game may take the screen now: at once when this player does not race
+   * here (no match, or their seat is done); else once they said so. Answers a promise.
+   */
+  mayLeave() {
+    const v = this.view;
+    if (!this.active || !v || !stillRacing(v, this.me.id)) return Promise.resolve(true);
+    if (this.awayAnswer) return Promise.resolve(false); // asked already
+    const words = awayWords(v);
+    this.awayTitle.textContent = words.title;
+    this.awayText.textContent = words.text;
+    this.awayStay.textContent = v.mode === "race" ? "Keep racing" : "Keep playing";
+    return new Promise((resolve) => {
+      this.awayAnswer = resolve;
+      this.awayDialog.showModal();
+    });
   }
 
   /** Resigning a started match is asked once more: one stray click must not end a rated race. */
@@ -262,9 +316,11 @@ export class Room {
     this.id = this.view = this.gameShown = this.rematchState = this.lastShown = this.news = null;
     this.notices.drop("penalty");
     this.problem = "";
+    this.shareStatus.textContent = "";
     this.shut = this.focusBoard = this.warned = false;
     this.ownMines = 0;
     if (this.resignDialog.open) this.resignDialog.close();
+    if (this.awayDialog.open) this.awayDialog.close();
     this.section.hidden = true;
     this.screen.showMatchLevel(null);
     delete document.body.dataset.match;
@@ -393,7 +449,7 @@ export class Room {
     const token = st.play ? await this.me.token() : null;
     if (token) tokens.set(st.gameId, token); // a match's game takes its seat's player token
     if (this.gameShown !== st.gameId) return;
-    await this.screen.open(st.gameId, token ? "play" : "watch", { match: v.mode });
+    await this.screen.open(st.gameId, token ? "play" : "watch", { match: v.mode, matchId: v.id });
     this.cursors.follow(v.mode === "coop" && st.play ? st.gameId : null);
     if (this.view) this.render();
   }
@@ -453,13 +509,26 @@ export class Room {
     }
   }
 
+  /** "Copy link": copied, or (no clipboard: a page over plain HTTP) selected, and said so. */
   async copy() {
-    try {
-      await navigator.clipboard.writeText(this.shareUrl.value);
-      this.notices.toast("Link copied."); // said by the notes, a live region
-    } catch {
-      this.shareUrl.select();
-    }
+    const copied = await copyField(this.shareUrl);
+    this.tellShare(copied ? "Link copied." : SELECT_TO_COPY);
+  }
+
+  /** "Share link": the system's share sheet; a copy when it fails (not when closed). */
+  async send() {
+    const v = this.view;
+    const what = v?.mode === "coop" ? "co-op game" : "race";
+    const data = { title: "Minesweeper", text: `Join my Minesweeper ${what}`, url: this.shareUrl.value };
+    const how = await shareSheet(data);
+    if (how === "none") await this.copy();
+    else this.tellShare(how === "shared" ? "Link shared." : "");
+  }
+
+  /** Say under the link what became of it; said again when it is pressed again. */
+  tellShare(text) {
+    this.shareStatus.textContent = "";
+    if (text) requestAnimationFrame(() => { this.shareStatus.textContent = text; });
   }
 
   // ---- rendering -----------------------------------------------------------------------------
@@ -503,6 +572,8 @@ export class Room {
     this.leaveButton.textContent = v.status === "waiting" ? "Leave" : "Resign";
     this.joinButton.disabled = this.leaveButton.disabled = this.busy;
     if (this.leaveButton.hidden && this.resignDialog.open) this.resignDialog.close();
+    // The race ended (or the seat did) while the page asked about leaving it: nothing to ask.
+    if (this.awayDialog.open && !stillRacing(v, meId)) this.awayDialog.close();
     this.renderSeats(shown);
     this.renderResults();
     this.renderRematch();
@@ -634,7 +705,13 @@ export class Room {
       body.append(tr);
     }
     table.append(body);
-    this.results.replaceChildren(table);
+    this.results.replaceChildren(table, ...this.bbbvNote());
+  }
+
+  /** Under a result that counts 3BV: what the word means, once (a newcomer does not know it). */
+  bbbvNote() {
+    if (!countsBbbv(this.view)) return [];
+    return [el("p", { className: "match-note", id: "match-bbbv-note", textContent: BBBV_NOTE })];
   }
 
   /** Co-op: one board, one time and one count of penalties for the whole team. */
@@ -642,7 +719,7 @@ export class Room {
     const v = this.view;
     const first = v.seats[0];
     const gameId = v.seats.find((s) => s.game_id)?.game_id ?? null;
-    const done = `${first.progress.bbbv_done} of ${first.progress.bbbv} 3BV`;
+    const done = bbbvWords(first.progress);
     // A cleared board's time is said once, by the status above ("together you cleared the
     // board in 6.899 s"): no summary repeats it.
     let summary = "";
@@ -671,7 +748,7 @@ export class Room {
     table.append(body);
     const replay = this.replayLink(gameId, "Replay of the team's board", "Replay of the team's board", replayOutcome(v, first));
     this.results.replaceChildren(...(summary ? [el("p", { className: "match-summary", id: "match-summary", textContent: summary })] : []), table,
-      el("p", { className: "match-team-replay" }, replay));
+      el("p", { className: "match-team-replay" }, replay), ...this.bbbvNote());
   }
 
   /** A link to a board's replay (opened on this page), or a dash when there is none. */

@@ -20,6 +20,7 @@ import { Game } from "./game.js";
 import { howToPlay } from "./moves.js";
 import { levelSettings, newGameWords, PRESETS, resetKeepsPrefs, settingsLike } from "./newgame.js";
 import { writeText } from "./notices.js";
+import { playingAs } from "./player.js";
 import { GameSession } from "./session.js";
 import { lastGame, savePrefs, tokens } from "./storage.js";
 
@@ -43,10 +44,19 @@ export class Screen {
    * `onShown(c)`: a game was put on screen (the page keeps its address).
    * `onMoved(c, diff, count)`: a co-op teammate's move (its diff names them in `by`)
    * changed `count` cells of the game on screen.
+   * `mayLeave()`: a promise of whether a new game may take the screen (a running match's
+   * seat asks its player first); `openMatch(id)`: go back to match `id`'s page;
+   * `player()`: this browser's player ({ id, name }) as it is now, or null.
    * The parts that show a game (panel, hints, pause, result) are given with `attach`.
    */
-  constructor({ api, clock, prefs, board, notices, onShown, onMoved = () => {} }) {
+  constructor({
+    api, clock, prefs, board, notices, onShown, onMoved = () => {}, mayLeave = async () => true, openMatch = () => {},
+    player = () => null,
+  }) {
+    this.player = player;
     this.api = api;
+    this.mayLeave = mayLeave;
+    this.openMatch = openMatch;
     this.clock = clock;
     this.prefs = prefs;
     this.board = board;
@@ -96,7 +106,7 @@ export class Screen {
   // ---- opening games ---------------------------------------------------------------------
 
   /** Open game `id` to play or watch; true once it is on screen. */
-  async open(id, mode, { unfinishedOnly = false, match = false } = {}) {
+  async open(id, mode, { unfinishedOnly = false, match = false, matchId = null } = {}) {
     const gen = ++this.opening;
     let view;
     try {
@@ -119,12 +129,16 @@ export class Screen {
     }
     if (gen !== this.opening) return false;
     if (unfinishedOnly && new Game(view).finished) return false;
-    this.show(view, mode === "play" ? tokens.get(id) : null, { match });
+    this.show(view, mode === "play" ? tokens.get(id) : null, { match, matchId });
     return true;
   }
 
-  /** Create a game and play it; true once it is on screen. `onError(err)` replaces the toast. */
-  async start(settings, { onError = null } = {}) {
+  /**
+   * Create a game and play it; true once it is on screen. `onError(err)` replaces the toast.
+   * A player still racing in a match is asked first (`asked`: they were already).
+   */
+  async start(settings, { onError = null, asked = false } = {}) {
+    if (!asked && !(await this.mayLeave())) return false;
     const leaving = this.leaving();
     const gen = ++this.opening;
     let created;
@@ -153,10 +167,13 @@ export class Screen {
     return this.start(levelSettings(this.prefs, this.prefs.level));
   }
 
-  /** A game this page plays and is about to leave unfinished: offered back after. */
+  /**
+   * A game this page plays and is about to leave unfinished: offered back after. A match's
+   * board is offered back on its match's page (`matchId`), where its clock and seats are.
+   */
   leaving() {
     const c = this.current;
-    return c && c.mode === "play" && c.game.status === "playing" ? { id: c.id } : null;
+    return c && c.mode === "play" && c.game.status === "playing" ? { id: c.id, matchId: c.matchId ?? null } : null;
   }
 
   /** Show a game this browser just created (or reset): keep its token, play it. */
@@ -166,10 +183,13 @@ export class Screen {
     // The board looks as it did before (all covered): a screen reader is told it is new.
     this.notices.announce(newGameWords(this.current.game));
     if (leaving) {
-      const { id } = leaving;
-      this.notices.toast("New game started. The unfinished one is kept.", {
-        action: { label: "Back to it", run: () => this.open(id, "play") },
-        timeout: 8000,
+      const { id, matchId } = leaving;
+      const words = matchId
+        ? "New game started. Your match goes on without you until it ends."
+        : "New game started. The unfinished one is kept.";
+      this.notices.toast(words, {
+        action: { label: "Back to it", run: () => (matchId ? this.openMatch(matchId) : this.open(id, "play")) },
+        timeout: matchId ? 15000 : 8000,
         about: created.game.id,
       });
     }
@@ -201,10 +221,12 @@ export class Screen {
     return this.start(settingsLike(this.prefs, c.game));
   }
 
-  chooseLevel(level) {
+  /** A level button: a new game of that level (a player still racing is asked first). */
+  async chooseLevel(level) {
+    if (!(await this.mayLeave())) return false;
     this.prefs.level = level;
     savePrefs(this.prefs);
-    return this.startLevel();
+    return this.start(levelSettings(this.prefs, level), { asked: true });
   }
 
   /**
@@ -231,21 +253,22 @@ export class Screen {
   }
 
   /** Put a game view on screen, played with `token` or watched without one. */
-  show(view, token, { match = false } = {}) {
+  show(view, token, { match = false, matchId = null } = {}) {
     this.stop();
     this.clock.sampleText(view.server_time);
     const game = new Game(view);
     // `match`: a match's board, played against the clock, with no hints and no pause.
     const c = {
       id: view.id, game, mode: token ? "play" : "watch", token, session: null,
-      conn: "connecting", resetting: false, match,
+      conn: "connecting", resetting: false, match, matchId,
     };
     this.current = c;
     // What was said about another game is not about this one.
     this.notices.forgetAllBut(c.id);
     this.hints.hide();
     this.pause.reset();
-    if (c.mode === "play") lastGame.set(c.id);
+    // A match's board is reopened on its match's page, never as a game of one's own.
+    if (c.mode === "play" && !match) lastGame.set(c.id);
     this.onShown(c);
     document.body.dataset.mode = c.mode;
     const resized = this.board.show(game, { readonly: c.mode !== "play" });
@@ -390,12 +413,13 @@ export class Screen {
     // rows, the board takes the window's height whatever its size.
     const short = shortWindow();
     if (!c.match && !short) room.tallest = 0;
-    // In a short window a match's strip (seats, time left) stays at the window's top during
-    // play (match.css): the board, scrolled to, goes under it, and leaves it its height.
-    const strip = short && c.match ? stickyStrip() : 0;
+    // In a short window, and on a phone held upright, a match's strip (seats, time left)
+    // stays at the window's top during play (match.css): the board, scrolled to, goes
+    // under it, and leaves it its height.
+    const strip = c.match ? stickyStrip() : 0;
     room.tallest -= strip;
     this.els.frame.style.scrollMarginTop = strip ? `${strip}px` : "";
-    if (short && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
+    if ((short || strip) && room.height < SHORT_ROWS * minPlayableCell()) room.height = room.tallest;
     // A finished game is only looked at: smaller cells may show all of it beside the result
     // (a match's board too while its match goes on: a seat that cleared sees its whole
     // board while it waits). Once the match is over, the match's own result above it, its
@@ -521,7 +545,9 @@ export class Screen {
       if (s && s.assisted) {
         tags.push(["assisted", `Assisted: ${s.hints} ${s.hints === 1 ? "hint" : "hints"}, not ranked`]);
       }
-      if (c.mode === "play" && g.player) tags.push(["player", `Playing as ${g.player}`]);
+      // The player's own game says their name as it is now (renamed since, on the profile).
+      const name = c.mode === "play" ? playingAs(g, this.player()) : null;
+      if (name) tags.push(["player", `Playing as ${name}`]);
     }
     const el = this.els.tags;
     const key = tags.map(([k, t]) => `${k}:${t}`).join("|");

@@ -137,10 +137,11 @@ def test_the_welcome_notice_follows_a_rename_and_new_games_take_the_new_name(
     page.locator("#profile").get_by_role("button", name="Back to the game").click()
     ms.wait_game(first)
     expect(page.locator("#game")).to_be_visible()
-    # Nothing on the page names the player by the old name any more, but the game made
-    # under it (a game keeps the name it was made under).
+    # Nothing on the page names the player by the old name any more: the game made under
+    # it says whose it is by the name they have now.
     expect(page.locator(".toast", has_text=name)).to_have_count(0)
     expect(page.locator("#notes")).not_to_contain_text(name)
+    expect(page.locator('#game-tags [data-tag="player"]')).to_have_text(f"Playing as {renamed}")
 
     # A new game from the face (a reset) is made under the new name.
     ms.cell(4, 4).click()

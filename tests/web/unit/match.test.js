@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
-  canJoin, canStart, cellAt, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
+  awayWords, BBBV_NOTE, canJoin, canStart, cellAt, countsBbbv, stillRacing, clockWords, endWords, limitWords, MatchFeed, matchUrl, msLeft, newPenalties, overWords, penaltyTime,
   placeWords, PlayerFeed, playingElsewhere, playingWords, progressShare, ratingChange, rematchAsker, rematchNote, rematchOffer, rematchRefusal,
   rematchShut, replayOutcome, resultRows, rivalNews, seatOutcome, seatRows, seatsWords, secondsLeft, stage,
   Throttle, untoldMines,
@@ -503,13 +503,50 @@ describe("a match's words", () => {
     ] });
     assert.equal(overWords(quit, "p1"), "The match is over: everybody resigned, so nobody won.");
     assert.equal(endWords(quit, "p1", game("lost", { endedByMatch: true })).sub, "Everybody resigned with 2 of 18 3BV done, so nobody won.");
-    // The start opened 1 3BV: the stats leave it out (result.js), and so do the words.
+    // The start opened 1 3BV: the match's words count it, as its rows and its table do
+    // (only the stats under them leave it out, and their note says so).
     const late = match({ status: "finished", seats: [
       seat("p1", "Ann", { status: "lost", place: 1, game_id: A, ...progress(2, 18) }),
       seat("p2", "Bob", { status: "resigned", place: 2, game_id: B, ...progress(1, 18) }),
     ] });
     const stats = { bbbv: 18, bbbv_done: 2, bbbv_given: 1 };
-    assert.equal(endWords(late, "p1", game("lost", { endedByMatch: true, stats })).sub, "1 of 17 3BV done when the time ran out.");
+    assert.equal(endWords(late, "p1", game("lost", { endedByMatch: true, stats })).sub, "2 of 18 3BV done when the time ran out.");
+  });
+
+  it("counts a resigned seat's 3BV alike in the result table and the panel under the board", () => {
+    const over = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 20_000, place: 1, game_id: A }),
+      seat("p2", "Bob", { status: "resigned", place: 2, game_id: B, ...progress(1, 9) }),
+    ] });
+    const stats = { bbbv: 9, bbbv_done: 1, bbbv_given: 1 };
+    const panel = endWords(over, "p2", game("lost", { id: B, endedByMatch: true, stats }));
+    assert.equal(seatOutcome(over.seats[1]), "Resigned: 1 of 9 3BV");
+    assert.equal(panel.sub, "Resigned with 1 of 9 3BV done: 2nd place.");
+    // What 3BV is, said once under a result that counts it.
+    assert.equal(countsBbbv(over), true);
+    assert.match(BBBV_NOTE, /^3BV: the fewest clicks that clear the board\./);
+    const cleared = match({ status: "finished", seats: [
+      seat("p1", "Ann", { status: "won", time_ms: 20_000, place: 1 }), seat("p2", "Bob", { status: "won", time_ms: 30_000, place: 2 }),
+    ] });
+    assert.equal(countsBbbv(cleared), false);
+    assert.equal(countsBbbv(match({ mode: "coop", status: "finished", seats: [seat("p1", "Ann", { status: "resigned" })] })), true);
+  });
+
+  it("knows when another game would leave a race still going on, and asks in words", () => {
+    const seats = [seat("p1", "Ann", { status: "playing" }), seat("p2", "Bob", { status: "won", time_ms: 9_000 })];
+    const playing = match({ status: "playing", seats });
+    assert.equal(stillRacing(playing, "p1"), true);
+    assert.equal(stillRacing(playing, "p2"), false, "a cleared seat waits for nothing of its own");
+    assert.equal(stillRacing(playing, "p9"), false, "a watcher has no seat");
+    assert.equal(stillRacing(match({ status: "countdown", seats: [seat("p1", "Ann")] }), "p1"), true);
+    assert.equal(stillRacing(match({ status: "waiting", seats: [seat("p1", "Ann")] }), "p1"), false);
+    assert.equal(stillRacing(match({ status: "finished", seats }), "p1"), false);
+    assert.equal(stillRacing(match({ status: "playing", seats: [seat("p1", "Ann", { status: "resigned" })] }), "p1"), false);
+    const words = awayWords(playing);
+    assert.equal(words.title, "Leave the race for a new game?");
+    assert.equal(words.text, "Your race goes on without you: its clock keeps running and it still counts for your rating. You can come back to it until it ends.");
+    assert.equal(awayWords(match({ rated: false })).text, "Your race goes on without you: its clock keeps running. You can come back to it until it ends.");
+    assert.equal(awayWords(match({ mode: "coop" })).title, "Leave the match for a new game?");
   });
 
   it("speaks of the team in co-op, its penalties once", () => {

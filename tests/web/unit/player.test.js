@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { ApiError } from "../../../clients/web/api.js";
-import { Me, nameProblem, renameMessage } from "../../../clients/web/player.js";
+import { Me, nameProblem, playingAs, renameMessage } from "../../../clients/web/player.js";
 import { ratingLines, recentWords, statRows, totals, totalsWords } from "../../../clients/web/profile.js";
 
 const board = (change = {}) => ({
@@ -18,6 +18,14 @@ const stats = (beginner = {}) => {
 };
 
 describe("names", () => {
+  it("shows the player's own game under their name as it is now, a rename included", () => {
+    const game = { player: "Old-Name", playerId: "p1" };
+    assert.equal(playingAs(game, { id: "p1", name: "New-Name" }), "New-Name");
+    assert.equal(playingAs(game, { id: "p2", name: "Someone" }), "Old-Name", "another player's game keeps its name");
+    assert.equal(playingAs(game, null), "Old-Name");
+    assert.equal(playingAs({ player: null, playerId: null }, { id: "p1", name: "New-Name" }), null, "an anonymous game names nobody");
+  });
+
   it("are 2 to 20 letters, digits, dashes or underscores", () => {
     for (const ok of ["Al", "CalmOtter-4821", "a_b-c", "x".repeat(20)]) assert.equal(nameProblem(ok), null, ok);
     assert.match(nameProblem(""), /Type a name/);
