@@ -147,6 +147,8 @@ def test_the_welcome_notice_follows_a_rename_and_new_games_take_the_new_name(
     ms.cell(4, 4).click()
     expect(ms.cell(4, 4)).not_to_have_attribute("data-state", "#")
     page.locator("#face").click()
+    # The tag names the player as they are now on either game: the address tells them apart.
+    expect(page).not_to_have_url(re.compile(f"{first}$"))
     expect(page.locator('#game-tags [data-tag="player"]')).to_have_text(f"Playing as {renamed}")
     reset = page.evaluate("location.hash").rsplit("/", 1)[-1]
     assert reset != first and api.get(reset)["player"] == renamed
