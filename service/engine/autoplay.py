@@ -9,6 +9,12 @@ same knowledge (the counting's conclusions are worked out on a copy and dropped
 each round, as a fresh analysis of the next view would not know them either), so
 it makes exactly the guesses ``best_hint`` makes on the same views, and wins
 exactly the games a player following the hints one move at a time wins.
+
+It also notes where its play could fall short of perfect play. Revealing a certain
+cell is always right, and so is a forced guess taken first (nothing can ever make it
+safer, and it tells nothing about the rest). Every other guess is a judgement: from
+the first of them, perfect play could win no more than the chance of surviving the
+safest cell on the board, which bounds how much better any player could do.
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ from .solver import SAFE, UNKNOWN, ComponentCache, Deducer, escalate
 
 
 class AutoPlayer:
-    """Plays one game from its current view; ``guessed`` lists the cells it guessed."""
+    """Plays one game from its current view; ``guessed`` lists the cells it guessed.
+
+    ``judged`` is the lowest chance of a mine on the board at its first guess that
+    was a judgement (see above), None while every guess was forced.
+    """
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -30,6 +40,7 @@ class AutoPlayer:
         self.d = Deducer(self.geo, bytearray(n), track=False)
         self.cache: ComponentCache = {}
         self.guessed: list[int] = []
+        self.judged: float | None = None
         self._learn([i for i, ch in enumerate(game.cells) if ZERO <= ch <= ZERO + 8])
 
     def _learn(self, opened: list[int]) -> None:
@@ -91,18 +102,19 @@ class AutoPlayer:
             e, verdict = self.stuck
             g = self.game
             view = np.frombuffer(g.cells, dtype=np.uint8).reshape(g.height, g.width)
-            hint = solver.stuck_hint(view, e.state, verdict, g.mines)
-            if hint is None:
+            got = solver.stuck_guess(view, e.state, verdict, g.mines)
+            if got is None:
                 raise solver.InconsistentBoard("stuck with no hidden cell left")
+            hint, choice = got
+            if self.judged is None and (choice is None or choice.kind != "forced"):
+                if choice is not None:
+                    self.judged = choice.safest
+                else:
+                    # Odds from a component too big to count exactly are estimates:
+                    # nothing is then known of how well perfect play does.
+                    self.judged = hint.mine_probability if verdict.exact else 0.0
             found = [hint.y * g.width + hint.x]
             self.guessed.extend(found)
         self._open(found)
         return self.game.status == "playing"
 
-
-def play_out(game: Game) -> tuple[bool, int]:
-    """Follow the hints until the game ends: (won, guesses taken)."""
-    player = AutoPlayer(game)
-    while player.step():
-        pass
-    return player.game.status == "won", len(player.guessed)

@@ -986,6 +986,15 @@ def stuck_hint(
     :func:`guess.choose`'s; when a component is too big to list its arrangements,
     the safest cell by the counting's odds.
     """
+    got = stuck_guess(view, state, verdict, mines)
+    return got[0] if got is not None else None
+
+
+def stuck_guess(
+    view: npt.NDArray[np.uint8], state: bytearray, verdict: Verdict | None, mines: int
+) -> tuple[Hint, guess.Guess | None] | None:
+    """:func:`stuck_hint`, with the choice behind it: ``guess.choose``'s, or None
+    when the hint fell back to the safest cell by the counting's odds."""
     from . import guess
 
     w = view.shape[1]
@@ -993,7 +1002,7 @@ def stuck_hint(
         return None
     g = guess.choose(view, state, mines)
     if g is not None:
-        return Hint(g.cell % w, g.cell // w, "guess", round(g.mine, 6), _guess_words(g))
+        return Hint(g.cell % w, g.cell // w, "guess", round(g.mine, 6), _guess_words(g)), g
     best: tuple[float, int, int] | None = None
     for c, p in verdict.odds.items():
         if best is None or (p, c // w, c % w) < best:
@@ -1009,7 +1018,7 @@ def stuck_hint(
     return Hint(
         x, y, "guess", round(p, 6),
         f"no cell is certain; this one has the lowest chance of a mine ({_pct(p)}%)",
-    )
+    ), None
 
 
 def _pct(p: float) -> str:

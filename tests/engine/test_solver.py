@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -491,3 +492,38 @@ def test_the_autoplayer_makes_exactly_the_guesses_of_best_hint(
             game, _ = engine.reveal(game, hint.x, hint.y, 0)
         assert guessed == player.guessed, seed
         assert game.status == player.game.status
+
+
+def test_the_autoplayer_tells_a_forced_guess_from_a_judgement() -> None:
+    """What the win-rate bench's bound on perfect play rests on: a forced guess is
+    not counted as a judgement; the first guess that is records the lowest chance of
+    a mine on the board at that moment."""
+    from service import engine
+    from service.engine.autoplay import AutoPlayer
+
+    # Two hidden cells over a row of 1s share the one mine: a forced 50/50.
+    game = engine.new_game(engine.custom(2, 5, 1), seed=0, now_ms=0, first_click="none")
+    mines = np.zeros((5, 2), dtype=bool)
+    mines[0, 0] = True
+    game = msgspec.structs.replace(game, layout=grid.pack(mines))
+    game, _ = engine.reveal(game, 0, 4, 0)
+    assert game.board() == ["##", "11", "00", "00", "00"]
+    player = AutoPlayer(game)
+    player.step()
+    assert len(player.guessed) == 1 and player.judged is None
+
+    # A corner that shows a number on an untouched expert board: every cell is a risk,
+    # the safest of them (far from the number) about one in five.
+    settings = engine.preset("expert")
+    for seed in range(20):
+        game = engine.new_game(settings, seed=seed, now_ms=0, first_click="safe")
+        game, _ = engine.reveal(game, 0, 0, 0)
+        if game.board()[0][0] != "0":
+            break
+    before = game.board()
+    player = AutoPlayer(game)
+    player.step()
+    analysis = analyze(before, game.mines)
+    lowest = min([p.mine for p in analysis.probabilities] + [analysis.interior or 1.0])
+    assert player.judged == pytest.approx(lowest, abs=1e-6)
+    assert 0.19 < lowest < 0.22
