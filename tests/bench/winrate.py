@@ -27,6 +27,17 @@ afresh, and reveals every certain cell at once; it makes exactly the guesses tha
 exactly the same games, only faster. ``--player hint`` calls ``best_hint`` on the
 whole view before every move, as the service does.
 
+Beside each win rate the bench prints a ceiling: how often perfect play could win,
+at most. The fast player knows which of its guesses were judgements (see
+:mod:`service.engine.autoplay`): every move before the first of them is one perfect
+play makes too, and from there perfect play wins at most the chance of surviving the
+safest cell. So perfect play's chance, averaged over the boards, is at most that of
+a game scored as the hints' result where they made no judgement, and as that chance
+where they did. The ceiling is such an average, with the upper end of its 95 %
+interval; under it, how many points above the hints perfect play could be, at most.
+Where judgements are rare (beginner) the ceiling is close; where every game needs
+several (expert) it is far above anything reachable and tells little.
+
 Games run in parallel on every core; each game's seed is its number, so a run is
 reproducible and a slice of seeds can be replayed. ``--outcomes FILE`` writes each
 game's result, one line a game, for :mod:`tests.bench.paired` to compare two
@@ -67,10 +78,18 @@ Cell = tuple[int, int]
 Job = tuple[str, str, str, int, int, Cell | None]
 
 
+class Played(NamedTuple):
+    won: bool
+    guesses: int
+    # The lowest chance of a mine at the first guess that was a judgement (None: no
+    # judgement, or not known to this player).
+    judged: float | None
+
+
 def play_hint(
     settings: engine.Settings, seed: int, start: str, at: Cell | None = None
-) -> tuple[bool, int]:
-    """One game, one ``best_hint`` call per move; returns (won, guesses)."""
+) -> Played:
+    """One game, one ``best_hint`` call per move (which does not tell judgements apart)."""
     first_click, x, y = STARTS[start]
     if at is not None:
         x, y = at
@@ -85,12 +104,12 @@ def play_hint(
             continue
         guesses += hint.kind == "guess"
         game, _ = engine.reveal(game, hint.x, hint.y, 0)
-    return game.status == "won", guesses
+    return Played(game.status == "won", guesses, None)
 
 
 def play_auto(
     settings: engine.Settings, seed: int, start: str, at: Cell | None = None
-) -> tuple[bool, int]:
+) -> Played:
     from service.engine import autoplay
 
     first_click, x, y = STARTS[start]
@@ -98,7 +117,10 @@ def play_auto(
         x, y = at
     game = engine.new_game(settings, seed=seed, now_ms=0, first_click=first_click)  # type: ignore[arg-type]
     game, _ = engine.reveal(game, x, y, 0)
-    return autoplay.play_out(game)
+    player = autoplay.AutoPlayer(game)
+    while player.step():
+        pass
+    return Played(player.game.status == "won", len(player.guessed), player.judged)
 
 
 class Slice(NamedTuple):
@@ -107,6 +129,11 @@ class Slice(NamedTuple):
     guesses: int
     cpu: float  # seconds
     outcomes: list[tuple[int, bool, int]]  # (seed, won, guesses) for each game
+    # Perfect play's chance at most, each game: its result, or from its first judgement
+    # on, the chance of surviving the safest cell there; summed, and summed squared.
+    ceiling: float
+    ceiling_sq: float
+    judged: int  # games that reached a judgement
 
 
 def run_job(job: Job) -> Slice:
@@ -114,15 +141,21 @@ def run_job(job: Job) -> Slice:
     player, preset, start, first, count, at = job
     settings = PRESETS[preset]
     play = play_hint if player == "hint" else play_auto
-    wins = guesses = 0
+    wins = guesses = judged = 0
+    ceiling = ceiling_sq = 0.0
     outcomes: list[tuple[int, bool, int]] = []
     t0 = time.process_time()
     for seed in range(first, first + count):
-        won, g = play(settings, seed, start, at)
-        wins += won
-        guesses += g
-        outcomes.append((seed, won, g))
-    return Slice(count, wins, guesses, time.process_time() - t0, outcomes)
+        got = play(settings, seed, start, at)
+        wins += got.won
+        guesses += got.guesses
+        outcomes.append((seed, got.won, got.guesses))
+        best = float(got.won) if got.judged is None else 1.0 - got.judged
+        ceiling += best
+        ceiling_sq += best * best
+        judged += got.judged is not None
+    return Slice(count, wins, guesses, time.process_time() - t0, outcomes,
+                 ceiling, ceiling_sq, judged)
 
 
 def hint_latency(games: int) -> tuple[list[float], list[float]]:
@@ -209,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"player {args.player}, {args.workers} workers, seeds from {args.seed}, "
           f"load average {load:.2f}", flush=True)
     print(f"{'preset':<13}{'start':<10}{'games':>7}{'won':>7}{'win %':>8}{'95 % interval':>17}"
-          f"{'guesses':>9}{'cpu ms':>8}  published")
+          f"{'guesses':>9}{'cpu ms':>8}{'perfect <=':>16}  published")
     out: TextIO | None = open(args.outcomes, "a") if args.outcomes else None  # noqa: SIM115
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         for preset in presets:
@@ -217,8 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                 if preset != "expert" and start == "safe" and not args.start:
                     continue  # published figures for the safe start are expert only
                 t0 = time.perf_counter()
-                n = wins = guesses = 0
-                cpu = 0.0
+                n = wins = guesses = judged = 0
+                cpu = ceiling = ceiling_sq = 0.0
                 todo = jobs(args.player, preset, start, args.seed, args.games, args.chunk, args.at)
                 x, y = args.at or STARTS[start][1:]
                 for got in pool.imap_unordered(run_job, todo):
@@ -226,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
                     wins += got.wins
                     guesses += got.guesses
                     cpu += got.cpu
+                    ceiling += got.ceiling
+                    ceiling_sq += got.ceiling_sq
+                    judged += got.judged
                     if out is not None:
                         out.writelines(f"{preset} {start} {seed} {int(won)} {g}\n"
                                        for seed, won, g in got.outcomes)
@@ -237,10 +273,19 @@ def main(argv: list[str] | None = None) -> int:
                 lo, hi = wilson(wins, n)
                 published = ", ".join(f"{who} {rate:.2f}" for who, rate in
                                       PUBLISHED.get((preset, start, x, y), []))
+                perfect = "-"
+                if args.player == "auto":
+                    mean = ceiling / n
+                    spread = math.sqrt(max(ceiling_sq / n - mean * mean, 0.0) / n)
+                    perfect = f"{100 * mean:.2f} ({100 * (mean + 1.96 * spread):.2f})"
                 print(f"{preset:<13}{f'{start} {x},{y}':<10}{n:>7}{wins:>7}{100 * wins / n:>8.2f}"
                       f"{f'{100 * lo:.2f}-{100 * hi:.2f}':>17}{guesses / n:>9.2f}"
-                      f"{1000 * cpu / n:>8.1f}  {published}"
+                      f"{1000 * cpu / n:>8.1f}{perfect:>16}  {published}"
                       f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+                if args.player == "auto":
+                    print(f"{'':<23}{judged} games reached a guess that was a judgement; "
+                          f"perfect play at most {100 * (ceiling - wins) / n:+.2f} points",
+                          flush=True)
     if out is not None:
         out.close()
     return 0
